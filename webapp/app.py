@@ -1,0 +1,90 @@
+"""Compose the application: settings -> store, guard, LLM client, ChatService -> FastAPI with the UI mounted."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from webapp.chat import ChatService
+from webapp.config import Settings
+from webapp.guard import Guard
+from webapp.llm import LLMClient
+from webapp.profiles import Profile, get_profile
+from webapp.store import Store
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+
+@dataclass
+class Upstream:
+    """Where the model server is, and (when co-launched) who restarts it."""
+
+    base_url: str
+    api_key: str = "EMPTY"
+    served_model: str | None = None
+    restarts: Any = None  # callable returning the restart count, when co-launched
+
+
+def build_service(settings: Settings, upstream: Upstream, *, served_model: str,
+                  profile: Profile | None = None) -> ChatService:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(settings.db_url)
+    store.mark_interrupted()  # answers cut by a crash or kill of the previous run
+    return ChatService(
+        store=store,
+        guard=Guard.from_dir(settings.rails, url_allowlist=settings.url_allowlist),
+        llm=LLMClient(upstream.base_url, upstream.api_key, timeout_s=settings.request_timeout_s),
+        profile=profile or get_profile(settings.profile_name),
+        served_model=served_model,
+        system_prompt=settings.system_prompt or None,
+        default_max_tokens=settings.max_tokens,
+        max_tokens_cap=settings.max_tokens_cap,
+        context_margin=settings.context_margin,
+        max_message_chars=settings.max_message_chars,
+        max_images=settings.max_images_per_message,
+        max_image_bytes=settings.max_image_bytes,
+        checkpoint_interval_s=settings.checkpoint_interval_s,
+    )
+
+
+def private_gradio_tempdir(settings: Settings) -> Path:
+    # Every file Gradio caches is reachable by URL: keep uploads in a private folder, not the shared /tmp.
+    folder = Path(os.environ.get("GRADIO_TEMP_DIR") or settings.data_dir / "gradio-tmp")
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.environ["GRADIO_TEMP_DIR"] = str(folder)
+    tempfile.tempdir = None
+    return folder
+
+
+def create_app(settings: Settings, service: ChatService) -> FastAPI:
+    import gradio as gr
+
+    from webapp.ui import ChatUI
+
+    private_gradio_tempdir(settings)
+    app = FastAPI(title="railchat", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.service = service
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        upstream_ok = await service.llm.health()
+        body = {
+            "app": "ok",
+            "upstream": "ok" if upstream_ok else "unavailable",
+            "model": service.served_model,
+            "profile": service.profile.name,
+        }
+        return JSONResponse(body, status_code=200 if upstream_ok else 503)
+
+    blocks = ChatUI(service).build()
+    css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
+    return gr.mount_gradio_app(
+        app, blocks, path="/", allowed_paths=[], show_error=False, ssr_mode=False,
+        max_file_size=settings.max_image_bytes, footer_links=[], css=css,
+    )

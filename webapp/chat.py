@@ -1,0 +1,460 @@
+"""The one-turn pipeline. Reads top to bottom like DESIGN.md's seven steps:
+
+1. persist the user message (and its images) before anything can fail
+2. prepare images (verify by content, orient, strip, cap pixels, re-encode)
+3. input rails: a block answers with a refusal and nothing reaches the model
+4. context: exact token budget, oldest turns dropped first, no past reasoning
+5. stream from the model server
+6. output rails over answer and reasoning, in small chunks, before anything is shown
+7. persist the answer as it streams, and finally with its status
+
+The UI and the API are thin adapters that turn `TurnEvent`s into pixels or OpenAI chunks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from contextlib import aclosing
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from webapp.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
+from webapp.guard import Guard, RailOutcome
+from webapp.images import ImageError, PreparedImage, prepare_image
+from webapp.llm import Delta, LLMClient, StreamResult, UpstreamError
+from webapp.profiles import Mode, Profile
+from webapp.store import AttachmentIn, MessageInfo, Store
+
+log = logging.getLogger(__name__)
+
+Client = Literal["ui", "api", "demo"]
+FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
+
+
+# ---- what a caller sends -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImageInput:
+    """An image as the user sent it: raw bytes (upload) and a name for messages, or already prepared."""
+
+    data: bytes
+    name: str = "image"
+
+
+@dataclass
+class TurnRequest:
+    owner: str
+    text: str
+    client: Client = "ui"
+    session_id: str | None = None
+    images: Sequence[ImageInput] = ()
+    mode: Mode = "instant"
+    sampling: dict[str, Any] = field(default_factory=dict)  # explicit client values win over the profile
+    max_tokens: int | None = None
+
+
+# ---- what a caller receives ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionReady:
+    session_id: str
+    user_message_id: int
+
+
+@dataclass(frozen=True)
+class ContextInfo:
+    tokens: int
+    max_model_len: int
+    dropped: int
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class Retract:
+    """Everything shown for this answer so far must be taken back (an output rail blocked it)."""
+
+
+@dataclass(frozen=True)
+class TurnDone:
+    status: FinalStatus
+    answer_id: int | None
+    message: str = ""  # refusal or error text for the user; empty when complete
+    kind: Literal["ok", "rail", "error", "stopped"] = "ok"
+    rail: RailOutcome | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    ttft_ms: float | None = None
+    duration_ms: float | None = None
+    reasoning_s: float | None = None
+
+
+TurnEvent = SessionReady | ContextInfo | ReasoningDelta | AnswerDelta | Retract | TurnDone
+
+
+class InputError(ValueError):
+    """The user's input cannot be processed; str() is the message to show."""
+
+    def __init__(self, message: str, code: str = "invalid_request") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# ---- the pipeline --------------------------------------------------------------------------------------
+
+# Chat templates are rendered over raw text, so a user typing `<|im_end|>` would inject real control
+# tokens. A zero-width space inside such markers keeps the text readable but not parseable as a token.
+_SPECIAL_TOKEN = re.compile(
+    r"<(?=\|[^<>\s]{1,40}\|>)|<(?=｜[^<>\s]{1,40}｜>)|<(?=/?(?:s|image|fake_token_around_image|end_of_utterance"
+    r"|global-img|row_\d+_col_\d+)>)|\[(?=/?INST\])"
+)
+_ZWSP = "\u200b"
+
+
+def neutralise_special_tokens(text: str) -> str:
+    return _SPECIAL_TOKEN.sub(lambda m: m.group(0) + _ZWSP, text)
+
+
+@dataclass
+class ChatService:
+    store: Store
+    guard: Guard
+    llm: LLMClient
+    profile: Profile
+    served_model: str
+    system_prompt: str | None = "You are a helpful assistant."
+    default_max_tokens: int = 1024
+    max_tokens_cap: int = 4096
+    context_margin: int = 64
+    max_message_chars: int = 100_000
+    max_images: int = 4
+    max_image_bytes: int = 20 * 2**20
+    checkpoint_interval_s: float = 0.5
+    fallback_max_model_len: int = 4096
+
+    async def run_turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
+        session_id = await self._session_for(request)
+        prepared, image_errors = self._prepare_images(request.images)  # pure CPU work on bytes in memory
+        problem = self._validate(request) or (image_errors[0] if image_errors else None)
+
+        # 1. Persist before anything can fail.
+        user_id = await asyncio.to_thread(
+            self.store.add_message,
+            session_id,
+            role="user",
+            content=request.text,
+            status="error" if problem else "complete",
+            mode=request.mode,
+            attachments=self._attachments(prepared, request.images, image_errors),
+            error=problem,
+        )
+        yield SessionReady(session_id, user_id)
+        if problem:
+            yield TurnDone("error", None, problem, kind="error")
+            return
+
+        # 2. Images are prepared above; refuse them here if the model cannot see images.
+        if prepared and not self.profile.images:
+            message = "The served model cannot see images. Send text only, or serve a vision model."
+            await self._store_answer_error(session_id, user_id, message, request)
+            yield TurnDone("error", None, message, kind="error")
+            return
+
+        # 3. Input rails: nothing reaches the model after a block.
+        verdicts = await self.guard.check_input(request.text, [])
+        await self._store_rail_events(user_id, verdicts)
+        block = next((v for v in verdicts if v.blocked), None)
+        if block is not None:
+            answer_id = await asyncio.to_thread(
+                self.store.add_message, session_id, role="assistant", content=block.reason, status="blocked",
+                mode=request.mode, model=self.served_model,
+            )
+            yield TurnDone("blocked", answer_id, block.reason, kind="rail", rail=block)
+            return
+
+        # 4. Context within the token budget.
+        max_tokens = min(request.max_tokens or self.default_max_tokens, self.max_tokens_cap)
+        try:
+            context = await self._build_context(session_id, max_tokens)
+        except ContextTooLong as exc:
+            await self._store_answer_error(session_id, user_id, str(exc), request)
+            yield TurnDone("error", None, str(exc), kind="error")
+            return
+        yield ContextInfo(context.tokens, context.budget + max_tokens + self.context_margin, context.dropped)
+
+        # 5-7. Stream, filter, persist.
+        # aclosing: when the caller stops (UI stop button, API client gone) the inner stream is closed at
+        # once, so the upstream request is cancelled and the answer stored as interrupted.
+        async with aclosing(self._stream_answer(session_id, request, context, max_tokens)) as events:
+            async for event in events:
+                yield event
+
+    # -- steps --------------------------------------------------------------------------------------------
+
+    async def _session_for(self, request: TurnRequest) -> str:
+        if request.session_id:
+            info = await asyncio.to_thread(self.store.get_session, request.session_id)
+            if info is None or info.owner != request.owner or info.deleted_at is not None:
+                raise InputError("That chat session does not exist.", code="session_not_found")
+            return info.id
+        title = (request.text.strip().splitlines() or ["Image chat"])[0][:80] or "Image chat"
+        return await asyncio.to_thread(
+            self.store.create_session, owner=request.owner, client=request.client, model=self.served_model,
+            title=title,
+        )
+
+    def _validate(self, request: TurnRequest) -> str | None:
+        if not request.text.strip() and not request.images:
+            return "Your message is empty. Type something or attach an image."
+        if len(request.text) > self.max_message_chars:
+            return (f"Your message is too long ({len(request.text):,} characters; the limit is "
+                    f"{self.max_message_chars:,}). Shorten it or split it into parts.")
+        if len(request.images) > self.max_images:
+            return f"Too many images ({len(request.images)}); at most {self.max_images} per message."
+        return None
+
+    def _prepare_images(self, images: Sequence[ImageInput]) -> tuple[list[PreparedImage | None], list[str]]:
+        prepared: list[PreparedImage | None] = []
+        errors: list[str] = []
+        for image in images:
+            try:
+                prepared.append(prepare_image(image.data, max_pixels=self.profile.max_image_pixels,
+                                              max_bytes=self.max_image_bytes))
+            except ImageError as exc:
+                prepared.append(None)
+                errors.append(f"{image.name}: {exc}")
+        return prepared, errors
+
+    @staticmethod
+    def _attachments(prepared: Sequence[PreparedImage | None], images: Sequence[ImageInput],
+                     errors: Sequence[str]) -> list[AttachmentIn]:
+        import hashlib
+
+        attachments = []
+        error_iter = iter(errors)
+        for image, raw in zip(prepared, images, strict=True):
+            if image is None:
+                attachments.append(AttachmentIn(sha256=hashlib.sha256(raw.data).hexdigest(), mime="", size=len(raw.data),
+                                                width=0, height=0, data=b"", thumbnail=None, error=next(error_iter)))
+            else:
+                attachments.append(AttachmentIn(sha256=image.original_sha256, mime=image.mime, size=image.original_size,
+                                                width=image.width, height=image.height, data=image.data,
+                                                thumbnail=image.thumbnail))
+        return attachments
+
+    async def _build_context(self, session_id: str, max_tokens: int) -> ContextResult:
+        max_model_len = await self._max_model_len()
+        builder = ContextBuilder(self._count_tokens, max_model_len=max_model_len, max_tokens=max_tokens,
+                                 margin=self.context_margin)
+        history = await asyncio.to_thread(self.store.messages, session_id)
+        return await builder.build(self.system_prompt, to_context_messages(history))
+
+    async def _max_model_len(self) -> int:
+        try:
+            return await self.llm.max_model_len(self.served_model) or self.fallback_max_model_len
+        except UpstreamError:
+            return self.fallback_max_model_len
+
+    async def _count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return await self.llm.count_tokens(self.served_model, messages)
+
+    async def _stream_answer(self, session_id: str, request: TurnRequest, context: ContextResult,
+                             max_tokens: int) -> AsyncIterator[TurnEvent]:
+        sampling = self.profile.sampling_for(request.mode, request.sampling)
+        answer_id = await asyncio.to_thread(
+            self.store.add_message, session_id, role="assistant", content="", status="streaming",
+            mode=request.mode, params={**sampling, "max_tokens": max_tokens}, model=self.served_model,
+        )
+        await asyncio.to_thread(self.store.record_context, answer_id, context.message_ids, tokens=context.tokens,
+                                dropped=context.dropped)
+        answer = _Transcript()
+        result = StreamResult()
+        filt = self.guard.output_filter()
+        started = time.monotonic()
+        status: FinalStatus = "interrupted"  # what a cancelled or crashed stream is left as
+        done: TurnDone | None = None
+        stream = self.llm.stream_chat(self.served_model, context.messages, sampling=sampling,
+                                      extra_body=self.profile.request_extras(request.mode),
+                                      max_tokens=max_tokens, result=result)
+        try:
+            async for delta in stream:
+                answer.add(delta, started)
+                step = await filt.feed(delta.kind, delta.text)
+                for event in answer.release(step.released):
+                    yield event
+                await self._store_rail_events(answer_id, [e for e in step.events if e.blocked])
+                if step.block is not None:
+                    await stream.aclose()  # closes the HTTP stream: vLLM aborts the request
+                    done = await self._blocked(answer_id, answer, step.block, started)
+                    yield Retract()
+                    yield done
+                    return
+                await self._maybe_checkpoint(answer_id, answer)
+            step = await filt.flush()
+            for event in answer.release(step.released):
+                yield event
+            await self._store_rail_events(answer_id, step.events)
+            if step.block is not None:
+                done = await self._blocked(answer_id, answer, step.block, started)
+                yield Retract()
+                yield done
+                return
+            status = "complete"
+            done = self._done("complete", answer_id, answer, result, started)
+        except UpstreamError as exc:
+            status = "error"
+            done = self._done("error", answer_id, answer, result, started, message=exc.user_message)
+        except Exception:  # never a 500 or a hang: the answer is stored as an error and the user told
+            log.exception("turn failed", extra={"session_id": session_id, "answer_id": answer_id})
+            status = "error"
+            done = self._done("error", answer_id, answer, result, started,
+                              message="Something went wrong while answering. The message is saved; try again.")
+        finally:
+            await stream.aclose()
+            if done is None or done.status != "blocked":
+                await asyncio.shield(self._finish(answer_id, status, answer, result, started,
+                                                  error=done.message if done and status == "error" else None))
+        yield done
+
+    # -- helpers ------------------------------------------------------------------------------------------
+
+    async def _blocked(self, answer_id: int, answer: _Transcript, rail: RailOutcome, started: float) -> TurnDone:
+        await self._store_rail_events(answer_id, [rail])
+        # The blocked text stays stored for reviewers; the chatter saw only what passed, now retracted.
+        await asyncio.to_thread(
+            self.store.finish_message, answer_id, status="blocked", content=answer.raw_answer,
+            reasoning=answer.raw_reasoning, finish_reason="content_filter", shown_content="", error=rail.reason,
+            ttft_ms=answer.ttft_ms, duration_ms=(time.monotonic() - started) * 1000,
+        )
+        return TurnDone("blocked", answer_id, rail.reason, kind="rail", rail=rail, finish_reason="content_filter",
+                        ttft_ms=answer.ttft_ms, duration_ms=(time.monotonic() - started) * 1000)
+
+    def _done(self, status: FinalStatus, answer_id: int, answer: _Transcript, result: StreamResult,
+              started: float, message: str = "") -> TurnDone:
+        return TurnDone(status, answer_id, message, kind="ok" if status == "complete" else "error",
+                        finish_reason=result.finish_reason, prompt_tokens=result.prompt_tokens,
+                        completion_tokens=result.completion_tokens, ttft_ms=answer.ttft_ms,
+                        duration_ms=(time.monotonic() - started) * 1000, reasoning_s=answer.reasoning_s)
+
+    async def _finish(self, answer_id: int, status: FinalStatus, answer: _Transcript, result: StreamResult,
+                      started: float, error: str | None) -> None:
+        await asyncio.to_thread(
+            self.store.finish_message, answer_id, status=status, content=answer.raw_answer,
+            reasoning=answer.raw_reasoning, finish_reason=result.finish_reason, prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens, ttft_ms=answer.ttft_ms,
+            duration_ms=(time.monotonic() - started) * 1000, error=error, shown_content=answer.shown_answer,
+        )
+
+    async def _maybe_checkpoint(self, answer_id: int, answer: _Transcript) -> None:
+        now = time.monotonic()
+        if now - answer.last_checkpoint >= self.checkpoint_interval_s:
+            answer.last_checkpoint = now
+            await asyncio.to_thread(self.store.checkpoint, answer_id, content=answer.raw_answer,
+                                    reasoning=answer.raw_reasoning)
+
+    async def _store_rail_events(self, message_id: int, outcomes: Sequence[RailOutcome]) -> None:
+        for o in outcomes:
+            await asyncio.to_thread(self.store.add_rail_event, message_id, stage=o.stage, rail=o.rail,
+                                    decision=o.decision, reason=o.reason, latency_ms=o.latency_ms)
+
+    async def _store_answer_error(self, session_id: str, user_id: int, message: str, request: TurnRequest) -> None:
+        await asyncio.to_thread(self.store.add_message, session_id, role="assistant", content="", status="error",
+                                mode=request.mode, model=self.served_model, error=message)
+
+
+@dataclass
+class _Transcript:
+    """Raw text as generated (for reviewers) and the part that passed the output rails (for chatters)."""
+
+    raw_answer: str = ""
+    raw_reasoning: str = ""
+    shown_answer: str = ""
+    shown_reasoning: str = ""
+    ttft_ms: float | None = None
+    reasoning_started: float | None = None
+    reasoning_ended: float | None = None
+    last_checkpoint: float = 0.0
+
+    def add(self, delta: Delta, started: float) -> None:
+        now = time.monotonic()
+        if self.ttft_ms is None:
+            self.ttft_ms = (now - started) * 1000
+        if delta.kind == "reasoning":
+            self.raw_reasoning += delta.text
+            self.reasoning_started = self.reasoning_started or now
+            self.reasoning_ended = now
+        else:
+            self.raw_answer += delta.text
+
+    @property
+    def reasoning_s(self) -> float | None:
+        if self.reasoning_started is None or self.reasoning_ended is None:
+            return None
+        return self.reasoning_ended - self.reasoning_started
+
+    def release(self, released: dict[str, str]) -> list[TurnEvent]:
+        events: list[TurnEvent] = []
+        if released.get("reasoning"):
+            self.shown_reasoning += released["reasoning"]
+            events.append(ReasoningDelta(released["reasoning"]))
+        if released.get("answer"):
+            self.shown_answer += released["answer"]
+            events.append(AnswerDelta(released["answer"]))
+        return events
+
+
+def to_context_messages(history: Sequence[MessageInfo]) -> list[ContextMessage]:
+    """Stored messages -> what the model may see: answered turns and the newest message, no reasoning.
+
+    A turn whose answer failed, was blocked or interrupted is not sent again; neither is a rejected message.
+    """
+    usable: list[ContextMessage] = []
+    for index, message in enumerate(history):
+        following = history[index + 1] if index + 1 < len(history) else None
+        if message.role == "user" and message.status == "complete":
+            answered = following is not None and following.role == "assistant" and following.status == "complete"
+            if answered or following is None:
+                usable.append(ContextMessage(message.id, "user", _user_content(message), _has_images(message)))
+        elif message.role == "assistant" and message.status == "complete" and usable and usable[-1].role == "user":
+            if usable[-1].message_id == history[index - 1].id:
+                usable.append(ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content),
+                                             False))
+    return usable
+
+
+def _has_images(message: MessageInfo) -> bool:
+    return any(a.data and not a.error for a in message.attachments)
+
+
+def _user_content(message: MessageInfo) -> str | list[dict[str, Any]]:
+    text = neutralise_special_tokens(message.content)
+    images = [a for a in message.attachments if a.data and not a.error]
+    if not images:
+        return text
+    parts: list[dict[str, Any]] = [
+        {"type": "image_url", "image_url": {"url": _data_url(a.mime, a.data)}} for a in images
+    ]
+    if text:
+        parts.append({"type": "text", "text": text})
+    return parts
+
+
+def _data_url(mime: str, data: bytes) -> str:
+    import base64
+
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"

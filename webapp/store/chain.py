@@ -1,0 +1,41 @@
+"""The per-session hash chain that lets reviewers prove a transcript was not edited.
+
+Each message gets one link when it reaches a final status (user messages at insert, answers when they
+finish): ``hash = sha256(prev_hash + canonical_json(message))``. Links are appended in the order messages
+become final, which is seq order in a normal conversation but need not be (an answer can finish after the
+next user message was stored), so every link records its ``chain_pos``. The session row keeps the newest
+link and the chain length, which makes a deleted tail detectable. The first link's ``prev_hash`` is "".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+FINAL_STATUSES = frozenset({"complete", "blocked", "interrupted", "error"})
+STATUSES = FINAL_STATUSES | {"streaming"}
+GENESIS = ""
+
+
+def canonical_json(
+    *, seq: int, role: str, content: str, reasoning: str, status: str, attachments: Sequence[tuple[str, str]]
+) -> str:
+    """Stable text of what a link covers. attachments: (sha256 of the original, sha256 of stored bytes)."""
+    body = {
+        "seq": seq,
+        "role": role,
+        "content": content,
+        "reasoning": reasoning,
+        "status": status,
+        "attachments": [list(pair) for pair in attachments],
+    }
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def link_hash(prev_hash: str, canonical: str) -> str:
+    return hashlib.sha256((prev_hash + canonical).encode("utf-8")).hexdigest()
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

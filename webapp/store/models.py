@@ -1,0 +1,174 @@
+"""Table definitions of the session store.
+
+The initial Alembic revision creates exactly these tables; `tests/test_store.py` checks the two never drift
+apart. Timestamps are stored as naive UTC (SQLite has no time zones) and come back as aware UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is always UTC, whatever the database does with time zones."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: pass an aware UTC datetime")
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Session(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(255))
+    client: Mapped[str] = mapped_column(String(16))
+    title: Mapped[str | None] = mapped_column(String(500))
+    model: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Also the allocator of message seq numbers (incremented under the row lock).
+    message_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Hash chain state: the newest link and how many links there are, so a removed tail is detectable.
+    chain_head: Mapped[str] = mapped_column(String(64), default="")
+    chain_length: Mapped[int] = mapped_column(Integer, default=0)
+
+    __table_args__ = (Index("ix_sessions_owner_updated", "owner", "updated_at"),)
+
+
+class Message(Base):
+    __tablename__ = "messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_id: Mapped[str] = mapped_column(String(64), ForeignKey("sessions.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    content: Mapped[str] = mapped_column(Text, default="")
+    reasoning: Mapped[str] = mapped_column(Text, default="")
+    # What the chatter was shown when it differs from content (e.g. a refusal replacing a blocked answer).
+    shown_content: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16))
+    mode: Mapped[str | None] = mapped_column(String(32))
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    model: Mapped[str | None] = mapped_column(String(255))
+    prompt_tokens: Mapped[int | None] = mapped_column(Integer)
+    completion_tokens: Mapped[int | None] = mapped_column(Integer)
+    ttft_ms: Mapped[float | None] = mapped_column(Float)
+    duration_ms: Mapped[float | None] = mapped_column(Float)
+    finish_reason: Mapped[str | None] = mapped_column(String(64))
+    error: Mapped[str | None] = mapped_column(Text)
+    context_tokens: Mapped[int | None] = mapped_column(Integer)
+    context_dropped: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Hash chain: set when the message reaches a final status (see webapp/store/chain.py).
+    chain_pos: Mapped[int | None] = mapped_column(Integer)
+    prev_hash: Mapped[str | None] = mapped_column(String(64))
+    hash: Mapped[str | None] = mapped_column(String(64))
+
+    __table_args__ = (
+        UniqueConstraint("session_id", "seq", name="uq_messages_session_seq"),
+        Index("ix_messages_status", "status"),
+    )
+
+
+class Blob(Base):
+    """Attachment bytes, stored once per distinct content (key: sha256 of the stored bytes)."""
+
+    __tablename__ = "blobs"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Attachment(Base):
+    __tablename__ = "attachments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[int] = mapped_column(Integer, ForeignKey("messages.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))  # of the original upload
+    mime: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(Integer)  # of the original upload
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    data_sha256: Mapped[str] = mapped_column(String(64), ForeignKey("blobs.sha256"))
+    thumbnail_sha256: Mapped[str | None] = mapped_column(String(64), ForeignKey("blobs.sha256"))
+    error: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (Index("ix_attachments_message", "message_id"),)
+
+
+class RailEvent(Base):
+    __tablename__ = "rail_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[int] = mapped_column(Integer, ForeignKey("messages.id", ondelete="CASCADE"))
+    stage: Mapped[str] = mapped_column(String(32))
+    rail: Mapped[str] = mapped_column(String(100))
+    decision: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(Text)
+    latency_ms: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_rail_events_message", "message_id"), Index("ix_rail_events_rail", "rail"))
+
+
+class ContextRecord(Base):
+    """One row per message that was part of the context an answer was generated from."""
+
+    __tablename__ = "context_records"
+
+    answer_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("messages.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[int] = mapped_column(Integer, ForeignKey("messages.id", ondelete="CASCADE"))
+
+    __table_args__ = (Index("ix_context_records_message", "message_id"),)
+
+
+class Annotation(Base):
+    """A reviewer's note on a message."""
+
+    __tablename__ = "annotations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[int] = mapped_column(Integer, ForeignKey("messages.id", ondelete="CASCADE"))
+    author: Mapped[str] = mapped_column(String(255))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_annotations_message", "message_id"),)

@@ -1,0 +1,108 @@
+"""Plain values going in and out of the store (no SQLAlchemy objects leak to callers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+Client = Literal["ui", "api", "demo"]
+Role = Literal["system", "user", "assistant"]
+FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
+
+
+@dataclass(frozen=True)
+class AttachmentIn:
+    """An image as the pipeline prepared it. Failed attachments are stored too (error set, data maybe empty)."""
+
+    sha256: str  # of the original upload
+    mime: str
+    size: int  # of the original upload, bytes
+    width: int
+    height: int
+    data: bytes  # re-encoded: what the model sees
+    thumbnail: bytes | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class AttachmentInfo:
+    id: int
+    position: int
+    sha256: str
+    data_sha256: str  # of `data`; the key of the deduplicated blob
+    mime: str
+    size: int
+    width: int
+    height: int
+    data: bytes
+    thumbnail: bytes | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class RailEventInfo:
+    id: int
+    message_id: int
+    stage: str
+    rail: str
+    decision: str
+    reason: str
+    latency_ms: float
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AnnotationInfo:
+    id: int
+    message_id: int
+    author: str
+    text: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class MessageInfo:
+    id: int
+    session_id: str
+    seq: int
+    role: str
+    content: str
+    reasoning: str
+    status: str
+    mode: str | None
+    params: dict[str, Any] | None
+    model: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    ttft_ms: float | None
+    duration_ms: float | None
+    finish_reason: str | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+    hash: str | None
+    prev_hash: str | None
+    chain_pos: int | None
+    shown_content: str | None = None
+    context_tokens: int | None = None
+    context_dropped: int | None = None
+    context_message_ids: list[int] = field(default_factory=list)  # what this answer saw, in order
+    attachments: list[AttachmentInfo] = field(default_factory=list)
+    rail_events: list[RailEventInfo] = field(default_factory=list)
+    annotations: list[AnnotationInfo] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    owner: str
+    client: str
+    title: str | None
+    model: str
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None
+    message_count: int
+    chain_head: str = ""
+    chain_length: int = 0

@@ -1,0 +1,242 @@
+"""The Gradio chat UI: a thin adapter that turns ChatService events into Chatbot messages.
+
+Handlers are plain (async) methods on `ChatUI` so tests can drive them without a browser.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from webapp.chat import (
+    AnswerDelta,
+    ChatService,
+    ContextInfo,
+    ImageInput,
+    InputError,
+    ReasoningDelta,
+    Retract,
+    SessionReady,
+    TurnDone,
+    TurnRequest,
+)
+from webapp.profiles import Mode
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+THINKING, INSTANT = "Thinking", "Instant"
+NO_THINKING_REASON = "The served model does not reason; Thinking is unavailable."
+IMAGE_SUFFIXES = [".png", ".jpg", ".jpeg", ".webp", ".gif", ".heic", ".heif"]
+
+Message = dict[str, Any]
+
+
+@dataclass
+class UIState:
+    """Per-browser-tab state: the owner id (anonymous, per browser) and the current session."""
+
+    owner: str = ""
+    session_id: str | None = None
+    last_text: str = ""
+    last_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """One streaming update for the UI: the chat history, the notice banner and the context meter."""
+
+    history: list[Message]
+    notice: str
+    meter: str
+
+
+class ChatUI:
+    def __init__(self, service: ChatService, *, title: str = "railchat") -> None:
+        self.service = service
+        self.title = title
+
+    # -- handlers (no Gradio types in or out, so tests can call them directly) ---------------------------
+
+    async def turn(
+        self, text: str, files: list[str], history: list[Message], state: UIState, mode: str
+    ) -> AsyncIterator[TurnView]:
+        state.owner = state.owner or new_owner_id()
+        state.last_text, state.last_files = text, tuple(files)
+        history = [*history, *user_messages(text, files)]
+        images, unreadable = read_files(files)
+        request = TurnRequest(
+            owner=state.owner, text=text, client="ui", session_id=state.session_id, images=images,
+            mode=self._mode(mode),
+        )
+        if unreadable:
+            request.text = text  # still stored; the image step reports the file that is not an image
+        meter = ""
+        thought: Message | None = None
+        answer: Message | None = None
+        try:
+            async for event in self.service.run_turn(request):
+                if isinstance(event, SessionReady):
+                    state.session_id = event.session_id
+                elif isinstance(event, ContextInfo):
+                    meter = context_meter(event)
+                elif isinstance(event, ReasoningDelta):
+                    if thought is None:
+                        thought = thinking_message()
+                        history.append(thought)
+                    thought["content"] += event.text
+                elif isinstance(event, AnswerDelta):
+                    if answer is None:
+                        answer = {"role": "assistant", "content": ""}
+                        history.append(answer)
+                    answer["content"] += event.text
+                elif isinstance(event, Retract):
+                    history = [m for m in history if m is not thought and m is not answer]
+                    thought = answer = None
+                elif isinstance(event, TurnDone):
+                    close_thinking(thought, event)
+                    history.append(done_message(event)) if event.status != "complete" else None
+                    yield TurnView(history, notice_for(event), meter)
+                    return
+                yield TurnView(history, "", meter)
+        except InputError as exc:
+            history.append(notice_message("error", str(exc)))
+            yield TurnView(history, notice_html("error", str(exc)), meter)
+
+    def _mode(self, mode: str) -> Mode:
+        return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"
+
+    # -- Gradio wiring --------------------------------------------------------------------------------------
+
+    def build(self) -> gr.Blocks:
+        profile = self.service.profile
+        with gr.Blocks(title=self.title) as demo:
+            state = gr.State(None)
+            gr.HTML(header_html(self.title, self.service.served_model, profile.name))
+            notice = gr.HTML("", elem_id="notice")
+            chatbot = gr.Chatbot(
+                label="Chat", elem_id="chatbot", height=520, sanitize_html=True, allow_tags=False,
+                buttons=["copy"], render_markdown=True, feedback_options=None,
+                placeholder="Ask anything. Links and images pass the allowlist; answers are checked before you see them.",
+            )
+            box = gr.MultimodalTextbox(
+                elem_id="input", file_types=IMAGE_SUFFIXES if profile.images else [], file_count="multiple",
+                placeholder="Type a message" + (", or paste / drop images" if profile.images else ""),
+                sources=["upload"] if profile.images else [], stop_btn=True, submit_btn=True, show_label=False,
+            )
+            with gr.Row():
+                mode = gr.Radio(
+                    [INSTANT, THINKING], value=THINKING if profile.can_think else INSTANT, label="Mode",
+                    interactive=profile.can_think, info=None if profile.can_think else NO_THINKING_REASON,
+                    elem_id="mode",
+                )
+                retry = gr.Button("Retry", elem_id="retry", size="sm")
+                new = gr.Button("New chat", elem_id="new-chat", size="sm")
+            meter = gr.Markdown("", elem_id="context-meter")
+
+            async def on_submit(message: dict[str, Any], history: list[Message], st: UIState, md: str):
+                st = st if isinstance(st, UIState) else UIState()
+                files = [f if isinstance(f, str) else f.get("path", "") for f in message.get("files", [])]
+                yield gr.update(value=None, interactive=False), history, st, "", gr.update()
+                async for view in self.turn(message.get("text", "") or "", files, history, st, md):
+                    yield gr.update(), view.history, st, view.notice, view.meter
+                yield gr.update(value=None, interactive=True), gr.update(), st, gr.update(), gr.update()
+
+            async def on_retry(history: list[Message], st: UIState, md: str):
+                st = st if isinstance(st, UIState) else UIState()
+                if not st.last_text and not st.last_files:
+                    yield history, st, notice_html("error", "Nothing to retry yet."), gr.update()
+                    return
+                async for view in self.turn(st.last_text, list(st.last_files), history, st, md):
+                    yield view.history, st, view.notice, view.meter
+
+            def on_new(st: UIState):
+                st = st if isinstance(st, UIState) else UIState()
+                return [], UIState(owner=st.owner), "", ""
+
+            submit = box.submit(on_submit, [box, chatbot, state, mode], [box, chatbot, state, notice, meter])
+            box.stop(None, None, None, cancels=[submit])
+            box.stop(lambda: gr.update(interactive=True), None, [box])
+            retry.click(on_retry, [chatbot, state, mode], [chatbot, state, notice, meter])
+            new.click(on_new, [state], [chatbot, state, notice, meter])
+        return demo
+
+
+# ---- small pure helpers, tested directly -------------------------------------------------------------------
+
+
+def new_owner_id() -> str:
+    return "browser:" + secrets.token_urlsafe(12)
+
+
+def read_files(paths: list[str]) -> tuple[list[ImageInput], list[str]]:
+    images, unreadable = [], []
+    for path in paths:
+        try:
+            images.append(ImageInput(Path(path).read_bytes(), name=Path(path).name))
+        except OSError:
+            unreadable.append(Path(path).name)
+    return images, unreadable
+
+
+def user_messages(text: str, files: list[str]) -> list[Message]:
+    messages: list[Message] = [{"role": "user", "content": {"path": path}} for path in files]
+    if text or not files:
+        messages.append({"role": "user", "content": text})
+    return messages
+
+
+def thinking_message() -> Message:
+    return {
+        "role": "assistant",
+        "content": "",
+        "metadata": {"title": "Thinking…", "status": "pending", "id": "thinking-" + secrets.token_hex(4)},
+        "_started": time.monotonic(),
+    }
+
+
+def close_thinking(thought: Message | None, done: TurnDone) -> None:
+    if thought is None:
+        return
+    seconds = done.reasoning_s if done.reasoning_s is not None else time.monotonic() - thought.pop("_started", 0)
+    thought.pop("_started", None)
+    thought["metadata"] = {**thought["metadata"], "title": f"Thought for {seconds:.0f} s", "status": "done",
+                           "duration": round(seconds, 1)}
+
+
+def notice_message(kind: str, text: str) -> Message:
+    icon = {"rail": "🛡️", "error": "⚠️", "stopped": "⏹️"}.get(kind, "ℹ️")
+    return {"role": "assistant", "content": f"{icon} {text}"}
+
+
+def done_message(done: TurnDone) -> Message:
+    return notice_message(done.kind, done.message or "The answer was stopped.")
+
+
+def notice_html(kind: str, text: str) -> str:
+    import html
+
+    label = {"rail": "Blocked by a safety rail", "error": "Error", "stopped": "Stopped"}.get(kind, "Notice")
+    return f'<div class="notice notice-{kind}" role="status"><strong>{label}:</strong> {html.escape(text)}</div>'
+
+
+def notice_for(done: TurnDone) -> str:
+    return "" if done.status == "complete" else notice_html(done.kind, done.message or "The answer was stopped.")
+
+
+def context_meter(info: ContextInfo) -> str:
+    text = f"Context: {info.tokens:,} / {info.max_model_len:,} tokens"
+    if info.dropped:
+        text += f" · {info.dropped} earlier message{'s' if info.dropped != 1 else ''} not sent"
+    return text
+
+
+def header_html(title: str, model: str, profile: str) -> str:
+    import html
+
+    return (f'<div id="header"><h2>{html.escape(title)}</h2><span>model <code>{html.escape(model)}</code> · '
+            f'profile <code>{html.escape(profile)}</code> · guarded by NeMo Guardrails</span></div>')
