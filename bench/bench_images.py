@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageCms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from webapp.images import KIMI_MAX_PIXELS, prepare_image  # noqa: E402
@@ -33,6 +33,15 @@ def photo_like(width: int, height: int, seed: int = 7) -> Image.Image:
     noise = rng.normal(0, 12, (height // 8 + 1, width // 8 + 1, 3)).astype(np.float32)
     noise = noise.repeat(8, 0).repeat(8, 1)[:height, :width]
     return Image.fromarray(np.clip(base + noise, 0, 255).astype(np.uint8), "RGB")
+
+
+SRGB_ICC = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+
+
+def rotated_exif() -> Image.Exif:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # orientation: rotate 90 degrees to view, like a portrait phone photo
+    return exif
 
 
 def encoded(img: Image.Image, fmt: str, **params: object) -> bytes:
@@ -60,6 +69,8 @@ def main() -> int:
     cases = {
         "jpeg 24MP (6000x4000) q92": encoded(photo_like(6000, 4000), "JPEG", quality=92),
         "jpeg 12MP (4032x3024) q90": encoded(photo_like(4032, 3024), "JPEG", quality=90),
+        "jpeg 12MP + ICC + EXIF rotate": encoded(
+            photo_like(4032, 3024), "JPEG", quality=90, icc_profile=SRGB_ICC, exif=rotated_exif()),
         "png screenshot 2560x1440": encoded(photo_like(2560, 1440).quantize(64).convert("RGB"), "PNG"),
         "webp 4MP (2400x1600)": encoded(photo_like(2400, 1600), "WEBP", quality=85),
     }

@@ -1,9 +1,9 @@
 """PostgreSQL for tests: the server in RAILCHAT_TEST_PG_URL, or a private throwaway cluster.
 
 Fixtures (import them in conftest.py):
-- ``pg_url`` (session): URL of a PostgreSQL server's maintenance database. Without RAILCHAT_TEST_PG_URL it runs
-  ``initdb`` + ``pg_ctl`` in a temp dir, on a free loopback port with its unix socket inside the temp dir,
-  and removes everything at the end. Skips only when no PostgreSQL server binaries exist.
+- ``pg_url`` (session): URL of a PostgreSQL server's maintenance database. Without RAILCHAT_TEST_PG_URL
+  it runs ``initdb`` + ``pg_ctl`` in a temp dir, on a free loopback port with its unix socket inside the
+  temp dir, and removes everything at the end. Skips only when no PostgreSQL server binaries exist.
 - ``pg_database`` (function): URL of a fresh, empty database on that server, dropped afterwards.
 - ``db_url`` (function, parametrized ``sqlite`` / ``postgres``): a fresh database URL of each kind; the
   postgres case carries the ``postgres`` marker.

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageCms, PngImagePlugin
 
 from webapp.images import (
+    DRAFT_MIN_FRACTION,
     HEIF_SUPPORTED,
     KIMI_MAX_PIXELS,
     MAX_SOURCE_PIXELS,
@@ -251,7 +252,8 @@ def test_large_jpeg_uses_the_budget_without_undershooting() -> None:
     noise = np.random.default_rng(0).integers(0, 255, (750, 1000, 3), dtype=np.uint8)
     raw = encode(Image.fromarray(noise).resize((4000, 3000)), "JPEG", quality=80)
     prepared = prepare_image(raw, max_pixels=1_000_000)
-    assert 950_000 < prepared.width * prepared.height <= 1_000_000
+    assert 1_000_000 * DRAFT_MIN_FRACTION <= prepared.width * prepared.height <= 1_000_000
+    assert abs(prepared.width / prepared.height - 4 / 3) < 0.01
     assert prepared.mime == "image/jpeg"
 
 
@@ -448,3 +450,12 @@ def test_corrupted_png_never_crashes(flips: list[tuple[int, int]]) -> None:
     except ImageError:
         return
     assert prepared.width * prepared.height > 0
+
+
+def test_bombs_are_refused_even_if_pillows_global_guard_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Other libraries sometimes set Image.MAX_IMAGE_PIXELS = None; our own cap must not depend on it.
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", None)
+    for raw in (png_declaring(100_000, 100_000), jpeg_declaring(65_000, 65_000), gif_declaring(65_535, 65_535)):
+        with pytest.raises(ImageError) as caught:
+            prepare_image(raw, max_pixels=KIMI_MAX_PIXELS)
+        assert caught.value.code == "image_too_large"

@@ -61,8 +61,9 @@ def _check_links(messages: Sequence[MessageInfo]) -> VerifyResult | None:
             return VerifyResult(False, m.seq, f"chain position {position} is missing")
         if m.prev_hash != prev:
             return VerifyResult(False, m.seq, "does not link to the previous message")
+        pairs = [(a.sha256, a.data_sha256) for a in m.attachments]
         payload = canonical_json(seq=m.seq, role=m.role, content=m.content, reasoning=m.reasoning,
-                                 status=m.status, attachments=[(a.sha256, a.data_sha256) for a in m.attachments])
+                                 status=m.status, attachments=pairs)
         if link_hash(prev, payload) != m.hash:
             return VerifyResult(False, m.seq, "content, reasoning, status or attachments were changed")
         prev = m.hash
@@ -89,7 +90,8 @@ def _verify(args: argparse.Namespace) -> int:
                 print(f"{session_id}: ok")
             else:
                 broken += 1
-                where = f"first broken at seq {result.first_broken_seq}" if result.first_broken_seq else "broken"
+                seq = result.first_broken_seq
+                where = f"first broken at seq {seq}" if seq else "broken"
                 print(f"{session_id}: BROKEN, {where}: {result.reason}")
         print(f"{len(session_ids)} session(s) checked, {broken} broken")
         return 1 if broken else 0

@@ -127,6 +127,7 @@ class _Counter:
     """Counts for one build; remembers whether any count was a guess."""
 
     exact: bool = True
+    failed: bool = False  # after one failure the rest of the build estimates: a down server fails slowly
     semaphore: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(_TOKENIZE_CONCURRENCY))
 
 
@@ -209,7 +210,9 @@ class ContextBuilder:
         costs = [self.cache.get(k) for k in keys]
         missing = [i for i, cost in enumerate(costs) if cost is None]
         if missing:
-            counted = await asyncio.gather(*(self._count(forms[i], keys[i], overhead, counter) for i in missing))
+            counted = await asyncio.gather(
+                *(self._count(forms[i], keys[i], overhead, counter) for i in missing)
+            )
             for i, cost in zip(missing, counted):
                 costs[i] = cost
         entries = []
@@ -255,15 +258,17 @@ class ContextBuilder:
         return value
 
     async def _tokenize(self, messages: list[dict[str, Any]], counter: _Counter) -> int | None:
-        if self.tokenizer is None:
+        if self.tokenizer is None or counter.failed:
             counter.exact = False
             return None
         try:
             async with counter.semaphore:
+                if counter.failed:
+                    return None
                 return int(await self.tokenizer(messages))
         except Exception as exc:  # an unreachable tokenizer must not stop the chat: estimate instead
             log.warning("tokenizer failed, estimating token counts: %s", exc)
-            counter.exact = False
+            counter.exact, counter.failed = False, True
             return None
 
 

@@ -39,6 +39,9 @@ KIMI_MAX_PIXELS: Final = 16384 * 14 * 14
 MAX_SOURCE_PIXELS: Final = 64_000_000
 # Longer side / shorter side. Vision encoders tile or patch images; a 1x100000 strip is no picture.
 MAX_ASPECT_RATIO: Final = 50
+# A JPEG may be decoded at reduced scale down to this fraction of the pixel budget: a 12 MP photo then
+# decodes at half size (3.05 MP for Kimi's 3.2 MP budget), twice as fast, for 5% fewer pixels.
+DRAFT_MIN_FRACTION: Final = 0.9
 THUMBNAIL_SIZE: Final = (256, 256)
 THUMBNAIL_MIME: Final = "image/webp"
 JPEG_QUALITY: Final = 90
@@ -135,13 +138,11 @@ def prepare_image(
     orientation = _orientation(img)
     if max_pixels is not None and mime == "image/jpeg":
         # Let libjpeg decode at 1/2, 1/4 or 1/8 scale when we will shrink anyway: the big speed win.
-        img.draft("RGB", _fit(img.size, max_pixels))
+        img.draft("RGB", _fit(img.size, int(max_pixels * DRAFT_MIN_FRACTION)))
     _check_dimensions(img.size, MAX_SOURCE_PIXELS)
     _load(img)
     upright_size = _upright(img.size, orientation)
-    pixels = _to_srgb(img)
-    if max_pixels is not None and pixels.width * pixels.height > max_pixels:
-        pixels = pixels.resize(_fit(pixels.size, max_pixels), Image.Resampling.LANCZOS, reducing_gap=3.0)
+    pixels = _srgb_pixels(img, max_pixels)
     if orientation in _ORIENTATION:
         pixels = pixels.transpose(_ORIENTATION[orientation])
     if clahe:
@@ -260,23 +261,28 @@ def _upright(size: tuple[int, int], orientation: int) -> tuple[int, int]:
     return (size[1], size[0]) if orientation in (5, 6, 7, 8) else size
 
 
-def _to_srgb(img: Image.Image) -> Image.Image:
-    """Pixels in RGB or RGBA, colours converted to sRGB, with no metadata attached."""
+def _srgb_pixels(img: Image.Image, max_pixels: int | None) -> Image.Image:
+    """RGB or RGBA pixels within max_pixels, colours in sRGB, with no metadata attached."""
     target = "RGBA" if _has_alpha(img) else "RGB"
-    out = _icc_to_srgb(img, target) or _to_mode(img, target)
+    icc = img.info.get("icc_profile")
+    if icc and img.mode == "CMYK":  # a CMYK profile only applies before leaving CMYK
+        out, icc = _icc_to_srgb(img, icc, target) or img.convert(target), None
+    else:
+        out = _to_mode(img, target)
+    if max_pixels is not None and out.width * out.height > max_pixels:
+        out = out.resize(_fit(out.size, max_pixels), Image.Resampling.LANCZOS, reducing_gap=3.0)
+    if icc:  # after downscaling: the colour transform then touches far fewer pixels
+        out = _icc_to_srgb(out, icc, target) or out
     # Fresh info: nothing from the source (EXIF, XMP, text chunks, ICC, comments) reaches the encoder.
     out.info = {}
     return out
 
 
-def _icc_to_srgb(img: Image.Image, target: str) -> Image.Image | None:
-    icc = img.info.get("icc_profile")
-    if not icc or img.mode not in ("RGB", "RGBA", "CMYK", "L"):
-        return None
+def _icc_to_srgb(img: Image.Image, icc: bytes, target: str) -> Image.Image | None:
     try:
         source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
         return ImageCms.profileToProfile(img, source, _SRGB, outputMode=target)
-    except Exception:  # a broken or exotic profile: fall back to a plain conversion
+    except Exception:  # a broken profile, or one for another colour space: keep the pixels as they are
         return None
 
 

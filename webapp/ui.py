@@ -68,13 +68,10 @@ class ChatUI:
         state.owner = state.owner or new_owner_id()
         state.last_text, state.last_files = text, tuple(files)
         history = [*history, *user_messages(text, files)]
-        images, unreadable = read_files(files)
         request = TurnRequest(
-            owner=state.owner, text=text, client="ui", session_id=state.session_id, images=images,
+            owner=state.owner, text=text, client="ui", session_id=state.session_id, images=read_files(files),
             mode=self._mode(mode),
         )
-        if unreadable:
-            request.text = text  # still stored; the image step reports the file that is not an image
         meter = ""
         thought: Message | None = None
         answer: Message | None = None
@@ -124,9 +121,10 @@ class ChatUI:
                 placeholder="Ask anything. Links and images pass the allowlist; answers are checked before you see them.",
             )
             box = gr.MultimodalTextbox(
-                elem_id="input", file_types=IMAGE_SUFFIXES if profile.images else [], file_count="multiple",
-                placeholder="Type a message" + (", or paste / drop images" if profile.images else ""),
-                sources=["upload"] if profile.images else [], stop_btn=True, submit_btn=True, show_label=False,
+                elem_id="input", file_types=IMAGE_SUFFIXES, file_count="multiple", sources=["upload"],
+                placeholder="Type a message, or paste / drop images" if profile.images
+                else "Type a message (the served model is text-only: it cannot see images)",
+                stop_btn=True, submit_btn=True, show_label=False,
             )
             with gr.Row():
                 mode = gr.Radio(
@@ -173,14 +171,16 @@ def new_owner_id() -> str:
     return "browser:" + secrets.token_urlsafe(12)
 
 
-def read_files(paths: list[str]) -> tuple[list[ImageInput], list[str]]:
-    images, unreadable = [], []
+def read_files(paths: list[str]) -> list[ImageInput]:
+    # A file that vanished from Gradio's cache reads as empty: the image step then reports it by name.
+    images = []
     for path in paths:
         try:
-            images.append(ImageInput(Path(path).read_bytes(), name=Path(path).name))
+            data = Path(path).read_bytes()
         except OSError:
-            unreadable.append(Path(path).name)
-    return images, unreadable
+            data = b""
+        images.append(ImageInput(data, name=Path(path).name))
+    return images
 
 
 def user_messages(text: str, files: list[str]) -> list[Message]:
@@ -204,7 +204,7 @@ def close_thinking(thought: Message | None, done: TurnDone) -> None:
         return
     seconds = done.reasoning_s if done.reasoning_s is not None else time.monotonic() - thought.pop("_started", 0)
     thought.pop("_started", None)
-    thought["metadata"] = {**thought["metadata"], "title": f"Thought for {seconds:.0f} s", "status": "done",
+    thought["metadata"] = {**thought["metadata"], "title": f"Thought for {seconds:.1f} s" if seconds < 10 else f"Thought for {seconds:.0f} s", "status": "done",
                            "duration": round(seconds, 1)}
 
 

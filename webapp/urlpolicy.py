@@ -236,7 +236,7 @@ _HTML_ATTR = re.compile(
     r"|lowsrc|dynsrc|imagesrcset)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))"
 )
 _CSS_URL = re.compile(r"(?i)url\(\s*['\"]?([^'\")]+)")
-_LABEL = r"[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff\-]{0,62})?"
+_LABEL = r"[a-z0-9\u00a1-\uffff][a-z0-9\u00a1-\uffff\-]{0,62}"
 _BARE_DOMAIN = re.compile(
     rf"(?i)(?<![\w@.\-])((?:{_LABEL}[.\u3002\uff0e\uff61])+[a-z\u00a1-\uffff][a-z0-9\u00a1-\uffff\-]{{1,62}})"
     r"(:\d{1,5})?(?=([/?#\\]?))"

@@ -13,7 +13,7 @@ FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
 
 @dataclass(frozen=True)
 class AttachmentIn:
-    """An image as the pipeline prepared it. Failed attachments are stored too (error set, data maybe empty)."""
+    """An image as the pipeline prepared it. Failed ones are stored too (error set, data maybe empty)."""
 
     sha256: str  # of the original upload
     mime: str

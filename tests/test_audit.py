@@ -1,0 +1,111 @@
+"""Hash-chain verification: every kind of after-the-fact edit is found, and the CLI reports it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import delete, update
+
+from webapp.audit import main, verify_session
+from webapp.store import AttachmentIn, Store
+from webapp.store.store import BLOBS, MESSAGES, SESSIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'audit.db'}"
+
+
+@pytest.fixture
+def db(url: str) -> Iterator[Store]:
+    store = Store(url)
+    yield store
+    store.close()
+
+
+def conversation(db: Store, turns: int = 3) -> str:
+    session_id = db.create_session(owner="alice", client="ui", model="m")
+    pic = AttachmentIn(sha256="0" * 64, mime="image/png", size=3, width=1, height=1, data=b"png",
+                       thumbnail=None)
+    for n in range(turns):
+        db.add_message(session_id, role="user", content=f"question {n}", attachments=[pic] if n == 0 else [])
+        answer = db.add_message(session_id, role="assistant", content="", status="streaming")
+        db.finish_message(answer, status="complete", content=f"answer {n}", reasoning=f"thought {n}")
+    return session_id
+
+
+def tamper(db: Store, statement) -> None:  # noqa: ANN001
+    with db.engine.begin() as conn:
+        conn.execute(statement)
+
+
+def test_untouched_session_verifies(db: Store) -> None:
+    result = verify_session(db, conversation(db))
+    assert (result.ok, result.first_broken_seq, result.reason) == (True, None, "")
+    assert not verify_session(db, "no-such-session").ok
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("content", "edited answer"), ("reasoning", "edited thought"), ("status", "blocked")],
+)
+def test_an_edited_field_breaks_the_chain_at_that_message(db: Store, column: str, value: str) -> None:
+    session_id = conversation(db)
+    tamper(db, update(MESSAGES).where(MESSAGES.c.session_id == session_id, MESSAGES.c.seq == 4)
+           .values({column: value}))
+    result = verify_session(db, session_id)
+    assert (result.ok, result.first_broken_seq) == (False, 4)
+    assert "changed" in result.reason
+
+
+def test_swapped_image_bytes_are_detected(db: Store) -> None:
+    session_id = conversation(db)
+    tamper(db, update(BLOBS).values(data=b"other picture"))
+    result = verify_session(db, session_id)
+    assert (result.ok, result.first_broken_seq) == (False, 1)
+
+
+def test_a_removed_message_is_detected(db: Store) -> None:
+    session_id = conversation(db)
+    tamper(db, delete(MESSAGES).where(MESSAGES.c.session_id == session_id, MESSAGES.c.seq == 3))
+    result = verify_session(db, session_id)
+    assert (result.ok, result.first_broken_seq) == (False, 3)
+
+
+def test_a_removed_last_answer_is_detected(db: Store) -> None:
+    session_id = conversation(db)
+    tamper(db, delete(MESSAGES).where(MESSAGES.c.session_id == session_id, MESSAGES.c.seq == 6))
+    result = verify_session(db, session_id)
+    assert not result.ok and "removed" in result.reason
+
+
+def test_a_rewritten_chain_without_the_session_head_is_detected(db: Store) -> None:
+    session_id = conversation(db, turns=1)
+    tamper(db, update(SESSIONS).where(SESSIONS.c.id == session_id).values(chain_head="f" * 64))
+    assert not verify_session(db, session_id).ok
+
+
+def test_cli_exit_codes_and_report(db: Store, url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad = conversation(db), conversation(db)
+    assert main(["verify", "--db", url]) == 0
+    tamper(db, update(MESSAGES).where(MESSAGES.c.session_id == bad, MESSAGES.c.seq == 2).values(content="x"))
+    assert main(["verify", "--db", url, "--session", good]) == 0
+    assert main(["verify", "--db", url]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad}: BROKEN, first broken at seq 2" in out
+    assert "2 session(s) checked, 1 broken" in out
+
+
+def test_cli_runs_as_a_module(db: Store, url: str) -> None:
+    session_id = conversation(db, turns=1)
+    tamper(db, update(MESSAGES).where(MESSAGES.c.seq == 1).values(content="forged"))
+    command = [sys.executable, "-m", "webapp.audit", "verify", "--db", url, "--session", session_id]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "first broken at seq 1" in done.stdout
