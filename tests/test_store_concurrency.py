@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 
 from webapp.audit import verify_session
 from webapp.store import Store
-from webapp.store.store import MESSAGES
+from webapp.store.store import MESSAGES, FairLock
 
 ROOT = Path(__file__).resolve().parent.parent
 SOAK_SECONDS = float(os.environ.get("RAILCHAT_SOAK_SECONDS", "5"))
@@ -112,3 +112,26 @@ def test_writer_killed_mid_stream_leaves_an_interrupted_answer(db_url: str) -> N
         assert answer.content.startswith("part0 part1 part2 more ")
         assert answer.reasoning == "thinking"
         assert verify_session(restarted, session_id).ok
+
+
+def test_fair_lock_serves_waiters_in_arrival_order() -> None:
+    lock = FairLock()
+    order: list[int] = []
+
+    def wait_then_record(n: int) -> None:
+        with lock:
+            order.append(n)
+
+    with lock:
+        threads = []
+        for n in range(5):
+            thread = threading.Thread(target=wait_then_record, args=(n,))
+            thread.start()
+            threads.append(thread)
+            while len(lock._waiters) < n + 1:  # queued before the next one starts
+                time.sleep(0.001)
+    for thread in threads:
+        thread.join(timeout=10)
+    assert order == [0, 1, 2, 3, 4]
+    with lock:  # free again
+        pass

@@ -3,10 +3,11 @@
 Synchronous SQLAlchemy Core on one engine, safe to share between threads (async callers use
 ``asyncio.to_thread``). Every public method is one short transaction.
 
-SQLite: WAL, a 30 s busy timeout, foreign keys on, and write transactions opened with ``BEGIN IMMEDIATE``
-so concurrent writers queue on the busy timeout instead of failing with "database is locked" when a read
-transaction tries to upgrade. PostgreSQL: seq numbers and hash-chain links are allocated by an
-``UPDATE ... RETURNING`` on the session row, whose row lock serialises writers of the same session.
+SQLite: WAL, a 30 s busy timeout, foreign keys on. Write transactions start with ``BEGIN IMMEDIATE`` (a
+deferred one that reads first fails at once with "database is locked" when it tries to write) and queue
+in arrival order on an in-process lock; other processes meet the busy timeout. PostgreSQL: seq numbers
+and hash-chain links are allocated by an ``UPDATE ... RETURNING`` on the session row, whose row lock
+serialises writers of the same session while different sessions write in parallel.
 """
 
 from __future__ import annotations
