@@ -459,3 +459,13 @@ def test_bombs_are_refused_even_if_pillows_global_guard_is_off(monkeypatch: pyte
         with pytest.raises(ImageError) as caught:
             prepare_image(raw, max_pixels=KIMI_MAX_PIXELS)
         assert caught.value.code == "image_too_large"
+
+
+@pytest.mark.skipif(not HEIF_SUPPORTED, reason="pillow-heif not installed")
+def test_heic_orientation_is_applied_once() -> None:
+    exif = Image.Exif()
+    exif[274] = 6
+    raw = encode(quadrant_image(), "HEIF", exif=exif.tobytes(), quality=95)
+    img = decoded(prepare_image(raw, max_pixels=None))
+    assert img.size == (20, 40)
+    assert is_red(img.getpixel((17, 2))) and not is_red(img.getpixel((2, 2)))

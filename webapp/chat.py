@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from webapp.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
-from webapp.guard import Guard, RailOutcome
+from webapp.guard import Guard, RailOutcome, refusal_message
+from webapp.imagefetch import fetch_image
 from webapp.images import ImageError, PreparedImage, prepare_image
 from webapp.llm import Delta, LLMClient, StreamResult, UpstreamError
 from webapp.profiles import Mode, Profile
@@ -44,6 +45,7 @@ class ImageInput:
 
     data: bytes
     name: str = "image"
+    error: str | None = None  # already known to be unusable (e.g. its URL could not be fetched)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class TurnRequest:
     client: Client = "ui"
     session_id: str | None = None
     images: Sequence[ImageInput] = ()
+    image_urls: Sequence[str] = ()  # https URLs (allowlisted hosts only) or data: URLs, fetched by the app itself
     mode: Mode = "instant"
     sampling: dict[str, Any] = field(default_factory=dict)  # explicit client values win over the profile
     max_tokens: int | None = None
@@ -149,7 +152,10 @@ class ChatService:
 
     async def run_turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
         session_id = await self._session_for(request)
-        prepared, image_errors = self._prepare_images(request.images)  # pure CPU work on bytes in memory
+        # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
+        # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
+        images = [*request.images, *await self._fetch_image_urls(request.image_urls)]
+        prepared, image_errors = await asyncio.to_thread(self._prepare_images, images)  # off the event loop
         problem = self._validate(request) or (image_errors[0] if image_errors else None)
 
         # 1. Persist before anything can fail.
@@ -160,7 +166,7 @@ class ChatService:
             content=request.text,
             status="error" if problem else "complete",
             mode=request.mode,
-            attachments=self._attachments(prepared, request.images, image_errors),
+            attachments=self._attachments(prepared, images, image_errors),
             error=problem,
         )
         yield SessionReady(session_id, user_id)
@@ -176,21 +182,25 @@ class ChatService:
             return
 
         # 3. Input rails: nothing reaches the model after a block.
-        verdicts = await self.guard.check_input(request.text, [])
+        verdicts = await self.guard.check_input(request.text, [u for u in request.image_urls
+                                                                  if not u.startswith("data:")])
         await self._store_rail_events(user_id, verdicts)
         block = next((v for v in verdicts if v.blocked), None)
         if block is not None:
+            refusal = refusal_message(block)
             answer_id = await asyncio.to_thread(
-                self.store.add_message, session_id, role="assistant", content=block.reason, status="blocked",
-                mode=request.mode, model=self.served_model,
+                self.store.add_message, session_id, role="assistant", content=refusal, status="blocked",
+                mode=request.mode, model=self.served_model, error=block.reason,
             )
-            yield TurnDone("blocked", answer_id, block.reason, kind="rail", rail=block)
+            yield TurnDone("blocked", answer_id, refusal, kind="rail", rail=block)
             return
 
         # 4. Context within the token budget.
-        max_tokens = min(request.max_tokens or self.default_max_tokens, self.max_tokens_cap)
+        max_model_len = await self._max_model_len()
+        # Leave at least half the window for the conversation, whatever a client asks for.
+        max_tokens = min(request.max_tokens or self.default_max_tokens, self.max_tokens_cap, max_model_len // 2)
         try:
-            context = await self._build_context(session_id, max_tokens)
+            context = await self._build_context(session_id, max_model_len, max_tokens)
         except ContextTooLong as exc:
             await self._store_answer_error(session_id, user_id, str(exc), request)
             yield TurnDone("error", None, str(exc), kind="error")
@@ -232,6 +242,10 @@ class ChatService:
         prepared: list[PreparedImage | None] = []
         errors: list[str] = []
         for image in images:
+            if image.error:
+                prepared.append(None)
+                errors.append(f"{image.name}: {image.error}")
+                continue
             try:
                 prepared.append(prepare_image(image.data, max_pixels=self.profile.max_image_pixels,
                                               max_bytes=self.max_image_bytes))
@@ -257,8 +271,7 @@ class ChatService:
                                                 thumbnail=image.thumbnail))
         return attachments
 
-    async def _build_context(self, session_id: str, max_tokens: int) -> ContextResult:
-        max_model_len = await self._max_model_len()
+    async def _build_context(self, session_id: str, max_model_len: int, max_tokens: int) -> ContextResult:
         builder = ContextBuilder(self._count_tokens, max_model_len=max_model_len, max_tokens=max_tokens,
                                  margin=self.context_margin)
         history = await asyncio.to_thread(self.store.messages, session_id)
@@ -284,7 +297,8 @@ class ChatService:
                                 dropped=context.dropped)
         answer = _Transcript()
         result = StreamResult()
-        filt = self.guard.output_filter()
+        filt = self.guard.output_filter(user_text=request.text)
+        verdicts: list[RailOutcome] = []  # stored together at the end: no extra writes on the streaming path
         started = time.monotonic()
         status: FinalStatus = "interrupted"  # what a cancelled or crashed stream is left as
         done: TurnDone | None = None
@@ -297,10 +311,10 @@ class ChatService:
                 step = await filt.feed(delta.kind, delta.text)
                 for event in answer.release(step.released):
                     yield event
-                await self._store_rail_events(answer_id, [e for e in step.events if e.blocked])
+                verdicts += step.events
                 if step.block is not None:
                     await stream.aclose()  # closes the HTTP stream: vLLM aborts the request
-                    done = await self._blocked(answer_id, answer, step.block, started)
+                    done = await self._blocked(answer_id, answer, step.block, started, verdicts)
                     yield Retract()
                     yield done
                     return
@@ -308,9 +322,9 @@ class ChatService:
             step = await filt.flush()
             for event in answer.release(step.released):
                 yield event
-            await self._store_rail_events(answer_id, step.events)
+            verdicts += step.events
             if step.block is not None:
-                done = await self._blocked(answer_id, answer, step.block, started)
+                done = await self._blocked(answer_id, answer, step.block, started, verdicts)
                 yield Retract()
                 yield done
                 return
@@ -327,21 +341,24 @@ class ChatService:
         finally:
             await stream.aclose()
             if done is None or done.status != "blocked":
+                await asyncio.shield(self._store_rail_events(answer_id, verdicts))
                 await asyncio.shield(self._finish(answer_id, status, answer, result, started,
                                                   error=done.message if done and status == "error" else None))
         yield done
 
     # -- helpers ------------------------------------------------------------------------------------------
 
-    async def _blocked(self, answer_id: int, answer: _Transcript, rail: RailOutcome, started: float) -> TurnDone:
-        await self._store_rail_events(answer_id, [rail])
+    async def _blocked(self, answer_id: int, answer: _Transcript, rail: RailOutcome, started: float,
+                       verdicts: list[RailOutcome]) -> TurnDone:
+        await self._store_rail_events(answer_id, verdicts if rail in verdicts else [*verdicts, rail])
         # The blocked text stays stored for reviewers; the chatter saw only what passed, now retracted.
         await asyncio.to_thread(
             self.store.finish_message, answer_id, status="blocked", content=answer.raw_answer,
             reasoning=answer.raw_reasoning, finish_reason="content_filter", shown_content="", error=rail.reason,
             ttft_ms=answer.ttft_ms, duration_ms=(time.monotonic() - started) * 1000,
         )
-        return TurnDone("blocked", answer_id, rail.reason, kind="rail", rail=rail, finish_reason="content_filter",
+        return TurnDone("blocked", answer_id, refusal_message(rail), kind="rail", rail=rail,
+                        finish_reason="content_filter",
                         ttft_ms=answer.ttft_ms, duration_ms=(time.monotonic() - started) * 1000)
 
     def _done(self, status: FinalStatus, answer_id: int, answer: _Transcript, result: StreamResult,
@@ -368,9 +385,28 @@ class ChatService:
                                     reasoning=answer.raw_reasoning)
 
     async def _store_rail_events(self, message_id: int, outcomes: Sequence[RailOutcome]) -> None:
-        for o in outcomes:
-            await asyncio.to_thread(self.store.add_rail_event, message_id, stage=o.stage, rail=o.rail,
-                                    decision=o.decision, reason=o.reason, latency_ms=o.latency_ms)
+        def write() -> None:
+            for o in outcomes:
+                self.store.add_rail_event(message_id, stage=o.stage, rail=o.rail, decision=o.decision,
+                                          reason=o.reason, latency_ms=o.latency_ms)
+
+        if outcomes:
+            await asyncio.to_thread(write)
+
+    async def _fetch_image_urls(self, urls: Sequence[str]) -> list[ImageInput]:
+        fetched = []
+        for url in urls:
+            if not url.startswith("data:") and not self.guard.url_policy.allows(url):
+                continue  # never contacted; the input rail refuses it by name
+            name = url if len(url) <= 60 else url[:57] + "..."
+            try:
+                data = decode_data_url(url) if url.startswith("data:") else await fetch_image(
+                    url, allows=self.guard.url_policy.allows, max_bytes=self.max_image_bytes, timeout_s=10.0)
+            except ImageError as exc:
+                fetched.append(ImageInput(b"", name=name, error=str(exc)))
+                continue
+            fetched.append(ImageInput(data, name=name))
+        return fetched
 
     async def _store_answer_error(self, session_id: str, user_id: int, message: str, request: TurnRequest) -> None:
         await asyncio.to_thread(self.store.add_message, session_id, role="assistant", content="", status="error",
@@ -435,6 +471,20 @@ def to_context_messages(history: Sequence[MessageInfo]) -> list[ContextMessage]:
                 usable.append(ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content),
                                              False))
     return usable
+
+
+def decode_data_url(url: str) -> bytes:
+    """`data:image/png;base64,...` -> bytes. The image step still verifies the content itself."""
+    import base64
+    import binascii
+
+    header, _, payload = url.partition(",")
+    if not header.startswith("data:image/") or ";base64" not in header:
+        raise ImageError("unsupported_image", "Only base64 data URLs of images (PNG, JPEG, WebP, GIF) are accepted.")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise ImageError("broken_image", "The image data URL is not valid base64.") from None
 
 
 def _has_images(message: MessageInfo) -> bool:
