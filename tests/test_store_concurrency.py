@@ -135,3 +135,17 @@ def test_fair_lock_serves_waiters_in_arrival_order() -> None:
     assert order == [0, 1, 2, 3, 4]
     with lock:  # free again
         pass
+
+
+OPEN_STORE = "import sys; from webapp.store import Store; Store(sys.argv[1]).close()"
+
+
+def test_processes_starting_together_migrate_once(db_url: str) -> None:
+    starters = [subprocess.Popen([sys.executable, "-c", OPEN_STORE, db_url], cwd=ROOT, stderr=subprocess.PIPE,
+                                 text=True) for _ in range(3)]
+    for starter in starters:
+        _, errors = starter.communicate(timeout=120)
+        assert starter.returncode == 0, errors
+    with Store(db_url) as store:
+        session_id = store.create_session(owner="u", client="ui", model="m")
+        assert store.get_session(session_id) is not None

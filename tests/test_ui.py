@@ -83,3 +83,27 @@ def test_user_images_are_shown_as_files() -> None:
 
 def test_done_event_type_is_exported() -> None:
     assert TurnDone("complete", 1).kind == "ok"
+
+
+async def test_resume_shows_refusals_not_blocked_text_and_only_to_the_owner(store, guard, upstream) -> None:  # noqa: ANN001
+    ui = ChatUI(make_service(store, guard, upstream))
+    upstream.push(Script(answer=["ok"]), Script(answer=["see ![x](https://evil.example/a.png)"]))
+    state = UIState(owner="browser:alice")
+    await turn(ui, "First", state)
+    await turn(ui, "Second", state)
+    history = ui.resume(state.session_id, UIState(owner="browser:alice"))
+    text = str(history)
+    assert "First" in text and "ok" in text
+    assert "https://evil.example" not in text and "Sorry, I can't help with that" in text
+    assert ui.resume(state.session_id, UIState(owner="browser:mallory")) == []
+
+
+async def test_sessions_are_listed_per_owner_and_deleted_chats_disappear(store, guard, upstream) -> None:  # noqa: ANN001
+    ui = ChatUI(make_service(store, guard, upstream))
+    alice, bob = UIState(owner="browser:alice"), UIState(owner="browser:bob")
+    await turn(ui, "Alice's question", alice)
+    await turn(ui, "Bob's question", bob)
+    assert [label.split(" · ")[0] for label, _ in ui.session_choices("browser:alice")] == ["Alice's question"]
+    assert ui.delete(alice)
+    assert ui.session_choices("browser:alice") == []
+    assert len(store.list_sessions(include_deleted=True)) == 2  # kept for audit

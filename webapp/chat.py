@@ -17,18 +17,21 @@ import asyncio
 import logging
 import re
 import time
-from contextlib import aclosing
+from contextlib import aclosing, nullcontext
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from webapp.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
 from webapp.guard import Guard, RailOutcome, refusal_message
 from webapp.imagefetch import fetch_image
 from webapp.images import ImageError, PreparedImage, prepare_image
-from webapp.llm import Delta, LLMClient, StreamResult, UpstreamError
+from webapp.llm import Delta, ImagesNotSupported, LLMClient, StreamResult, UpstreamError, UpstreamUnavailable
 from webapp.profiles import Mode, Profile
 from webapp.store import AttachmentIn, MessageInfo, Store
+
+if TYPE_CHECKING:
+    from webapp.metrics import TurnObserver
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +62,9 @@ class TurnRequest:
     mode: Mode = "instant"
     sampling: dict[str, Any] = field(default_factory=dict)  # explicit client values win over the profile
     max_tokens: int | None = None
+    # Earlier turns a client resends with a new conversation (OpenAI-style APIs): stored before the new
+    # message and checked by the input rails with it. Ignored when continuing a stored session.
+    history: Sequence[tuple[Literal["user", "assistant"], str]] = ()
 
 
 # ---- what a caller receives ----------------------------------------------------------------------------
@@ -105,6 +111,10 @@ class TurnDone:
     ttft_ms: float | None = None
     duration_ms: float | None = None
     reasoning_s: float | None = None
+    # Machine-readable cause of an error, so adapters can tell bad input (before the model was asked) from
+    # upstream failures: invalid_request, images_not_supported, context_too_long, upstream_rejected,
+    # upstream_unavailable, upstream_error, internal_error.
+    code: str | None = None
 
 
 TurnEvent = SessionReady | ContextInfo | ReasoningDelta | AnswerDelta | Retract | TurnDone
@@ -149,8 +159,17 @@ class ChatService:
     max_image_bytes: int = 20 * 2**20
     checkpoint_interval_s: float = 0.5
     fallback_max_model_len: int = 4096
+    observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
 
     async def run_turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
+        observing = self.observer.turn(request.client) if self.observer else nullcontext(_ignore)
+        with observing as observe:
+            async with aclosing(self._turn(request)) as events:
+                async for event in events:
+                    observe(event)
+                    yield event
+
+    async def _turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
         session_id = await self._session_for(request)
         # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
         # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
@@ -171,19 +190,19 @@ class ChatService:
         )
         yield SessionReady(session_id, user_id)
         if problem:
-            yield TurnDone("error", None, problem, kind="error")
+            yield TurnDone("error", None, problem, kind="error", code="invalid_request")
             return
 
         # 2. Images are prepared above; refuse them here if the model cannot see images.
         if prepared and not self.profile.images:
             message = "The served model cannot see images. Send text only, or serve a vision model."
             await self._store_answer_error(session_id, user_id, message, request)
-            yield TurnDone("error", None, message, kind="error")
+            yield TurnDone("error", None, message, kind="error", code="images_not_supported")
             return
 
         # 3. Input rails: nothing reaches the model after a block.
-        verdicts = await self.guard.check_input(request.text, [u for u in request.image_urls
-                                                                  if not u.startswith("data:")])
+        verdicts = await self.guard.check_input(_rail_text(request), [u for u in request.image_urls
+                                                                      if not u.startswith("data:")])
         await self._store_rail_events(user_id, verdicts)
         block = next((v for v in verdicts if v.blocked), None)
         if block is not None:
@@ -203,7 +222,7 @@ class ChatService:
             context = await self._build_context(session_id, max_model_len, max_tokens)
         except ContextTooLong as exc:
             await self._store_answer_error(session_id, user_id, str(exc), request)
-            yield TurnDone("error", None, str(exc), kind="error")
+            yield TurnDone("error", None, str(exc), kind="error", code="context_too_long")
             return
         yield ContextInfo(context.tokens, context.budget + max_tokens + self.context_margin, context.dropped)
 
@@ -222,20 +241,25 @@ class ChatService:
             if info is None or info.owner != request.owner or info.deleted_at is not None:
                 raise InputError("That chat session does not exist.", code="session_not_found")
             return info.id
-        title = (request.text.strip().splitlines() or ["Image chat"])[0][:80] or "Image chat"
-        return await asyncio.to_thread(
+        first_text = request.history[0][1] if request.history else request.text
+        title = (first_text.strip().splitlines() or ["Image chat"])[0][:80] or "Image chat"
+        session_id = await asyncio.to_thread(
             self.store.create_session, owner=request.owner, client=request.client, model=self.served_model,
             title=title,
         )
+        for role, content in request.history:
+            await asyncio.to_thread(self.store.add_message, session_id, role=role, content=content,
+                                    mode=request.mode)
+        return session_id
 
     def _validate(self, request: TurnRequest) -> str | None:
-        if not request.text.strip() and not request.images:
+        if not request.text.strip() and not request.images and not request.image_urls:
             return "Your message is empty. Type something or attach an image."
         if len(request.text) > self.max_message_chars:
             return (f"Your message is too long ({len(request.text):,} characters; the limit is "
                     f"{self.max_message_chars:,}). Shorten it or split it into parts.")
-        if len(request.images) > self.max_images:
-            return f"Too many images ({len(request.images)}); at most {self.max_images} per message."
+        if (count := len(request.images) + len(request.image_urls)) > self.max_images:
+            return f"Too many images ({count}); at most {self.max_images} per message."
         return None
 
     def _prepare_images(self, images: Sequence[ImageInput]) -> tuple[list[PreparedImage | None], list[str]]:
@@ -332,12 +356,14 @@ class ChatService:
             done = self._done("complete", answer_id, answer, result, started)
         except UpstreamError as exc:
             status = "error"
-            done = self._done("error", answer_id, answer, result, started, message=exc.user_message)
+            done = self._done("error", answer_id, answer, result, started, message=exc.user_message,
+                              code=upstream_error_code(exc))
         except Exception:  # never a 500 or a hang: the answer is stored as an error and the user told
             log.exception("turn failed", extra={"session_id": session_id, "answer_id": answer_id})
             status = "error"
             done = self._done("error", answer_id, answer, result, started,
-                              message="Something went wrong while answering. The message is saved; try again.")
+                              message="Something went wrong while answering. The message is saved; try again.",
+                              code="internal_error")
         finally:
             await stream.aclose()
             if done is None or done.status != "blocked":
@@ -362,11 +388,12 @@ class ChatService:
                         ttft_ms=answer.ttft_ms, duration_ms=(time.monotonic() - started) * 1000)
 
     def _done(self, status: FinalStatus, answer_id: int, answer: _Transcript, result: StreamResult,
-              started: float, message: str = "") -> TurnDone:
+              started: float, message: str = "", code: str | None = None) -> TurnDone:
         return TurnDone(status, answer_id, message, kind="ok" if status == "complete" else "error",
                         finish_reason=result.finish_reason, prompt_tokens=result.prompt_tokens,
                         completion_tokens=result.completion_tokens, ttft_ms=answer.ttft_ms,
-                        duration_ms=(time.monotonic() - started) * 1000, reasoning_s=answer.reasoning_s)
+                        duration_ms=(time.monotonic() - started) * 1000, reasoning_s=answer.reasoning_s,
+                        code=code)
 
     async def _finish(self, answer_id: int, status: FinalStatus, answer: _Transcript, result: StreamResult,
                       started: float, error: str | None) -> None:
@@ -390,6 +417,8 @@ class ChatService:
                 self.store.add_rail_event(message_id, stage=o.stage, rail=o.rail, decision=o.decision,
                                           reason=o.reason, latency_ms=o.latency_ms)
 
+        if self.observer is not None:
+            self.observer.rails(outcomes)
         if outcomes:
             await asyncio.to_thread(write)
 
@@ -471,6 +500,25 @@ def to_context_messages(history: Sequence[MessageInfo]) -> list[ContextMessage]:
                 usable.append(ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content),
                                              False))
     return usable
+
+
+def _ignore(event: TurnEvent) -> None:
+    pass
+
+
+def upstream_error_code(exc: UpstreamError) -> str:
+    if isinstance(exc, ImagesNotSupported):
+        return "images_not_supported"
+    if isinstance(exc, UpstreamUnavailable):
+        return "upstream_unavailable"
+    if exc.status is not None and 400 <= exc.status < 500:
+        return "upstream_rejected"  # e.g. the conversation is too long for the model
+    return "upstream_error"
+
+
+def _rail_text(request: TurnRequest) -> str:
+    """Resent history goes to the model too, so the input rails judge it with the new message."""
+    return "\n\n".join([*(content for _, content in request.history), request.text])
 
 
 def decode_data_url(url: str) -> bytes:

@@ -27,6 +27,7 @@ from webapp.chat import (
     TurnRequest,
 )
 from webapp.profiles import Mode
+from webapp.store import MessageInfo
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 THINKING, INSTANT = "Thinking", "Instant"
@@ -107,60 +108,118 @@ class ChatUI:
     def _mode(self, mode: str) -> Mode:
         return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"
 
+    # -- sessions: list, resume, delete (owner-scoped; the store is the single source) ------------------
+
+    def session_choices(self, owner: str) -> list[tuple[str, str]]:
+        if not owner:
+            return []
+        sessions = self.service.store.list_sessions(owner=owner, limit=50)
+        return [(f"{(s.title or 'Untitled')[:48]} · {s.updated_at:%b %d %H:%M}", s.id) for s in sessions]
+
+    def resume(self, session_id: str, state: UIState) -> list[Message]:
+        info = self.service.store.get_session(session_id)
+        if info is None or info.owner != state.owner or info.deleted_at is not None:
+            return []
+        state.session_id = session_id
+        return history_from_store(self.service.store.messages(session_id))
+
+    def delete(self, state: UIState) -> bool:
+        if not state.session_id:
+            return False
+        deleted = self.service.store.soft_delete(state.session_id, owner=state.owner)
+        state.session_id = None
+        return deleted
+
     # -- Gradio wiring --------------------------------------------------------------------------------------
 
     def build(self) -> gr.Blocks:
         profile = self.service.profile
         with gr.Blocks(title=self.title) as demo:
             state = gr.State(None)
+            # An anonymous owner id per browser (localStorage), so a visitor finds their chats again
+            # after a reload and never sees anyone else's.
+            owner = gr.BrowserState("", storage_key="railchat-owner")
             gr.HTML(header_html(self.title, self.service.served_model, profile.name))
-            notice = gr.HTML("", elem_id="notice")
-            chatbot = gr.Chatbot(
-                label="Chat", elem_id="chatbot", height=520, sanitize_html=True, allow_tags=False,
-                buttons=["copy"], render_markdown=True, feedback_options=None,
-                placeholder="Ask anything. Links and images pass the allowlist; answers are checked before you see them.",
-            )
-            box = gr.MultimodalTextbox(
-                elem_id="input", file_types=IMAGE_SUFFIXES, file_count="multiple", sources=["upload"],
-                placeholder="Type a message, or paste / drop images" if profile.images
-                else "Type a message (the served model is text-only: it cannot see images)",
-                stop_btn=True, submit_btn=True, show_label=False,
-            )
             with gr.Row():
-                mode = gr.Radio(
-                    [INSTANT, THINKING], value=THINKING if profile.can_think else INSTANT, label="Mode",
-                    interactive=profile.can_think, info=None if profile.can_think else NO_THINKING_REASON,
-                    elem_id="mode",
-                )
-                retry = gr.Button("Retry", elem_id="retry", size="sm")
-                new = gr.Button("New chat", elem_id="new-chat", size="sm")
-            meter = gr.Markdown("", elem_id="context-meter")
+                with gr.Column(scale=1, min_width=220, elem_id="sidebar"):
+                    new = gr.Button("+ New chat", elem_id="new-chat", variant="primary", size="sm")
+                    sessions = gr.Dropdown([], value=None, label="Your chats", elem_id="sessions",
+                                           interactive=True)
+                    delete = gr.Button("Delete this chat", elem_id="delete-chat", size="sm")
+                    mode = gr.Radio(
+                        [INSTANT, THINKING], value=THINKING if profile.can_think else INSTANT, label="Mode",
+                        interactive=profile.can_think, info=None if profile.can_think else NO_THINKING_REASON,
+                        elem_id="mode",
+                    )
+                    meter = gr.Markdown("", elem_id="context-meter")
+                with gr.Column(scale=4):
+                    notice = gr.HTML("", elem_id="notice")
+                    chatbot = gr.Chatbot(
+                        label="Chat", elem_id="chatbot", height=560, sanitize_html=True, allow_tags=False,
+                        buttons=["copy"], render_markdown=True, feedback_options=None,
+                        placeholder="Ask anything. Links and images pass an allowlist; answers are checked "
+                                    "before you see them.",
+                    )
+                    box = gr.MultimodalTextbox(
+                        elem_id="input", file_types=IMAGE_SUFFIXES, file_count="multiple", sources=["upload"],
+                        placeholder="Type a message, or paste / drop images" if profile.images
+                        else "Type a message (the served model is text-only: it cannot see images)",
+                        stop_btn=True, submit_btn=True, show_label=False,
+                    )
+                    retry = gr.Button("↻ Retry last message", elem_id="retry", size="sm")
 
-            async def on_submit(message: dict[str, Any], history: list[Message], st: UIState, md: str):
+            def current(st: UIState | None, who: str) -> UIState:
                 st = st if isinstance(st, UIState) else UIState()
+                st.owner = st.owner or who or new_owner_id()
+                return st
+
+            def on_load(who: str):
+                who = who or new_owner_id()
+                return who, UIState(owner=who), gr.update(choices=self.session_choices(who), value=None)
+
+            async def on_submit(message: dict[str, Any], history: list[Message], st: UIState | None, who: str,
+                                md: str):
+                st = current(st, who)
                 files = [f if isinstance(f, str) else f.get("path", "") for f in message.get("files", [])]
-                yield gr.update(value=None, interactive=False), history, st, "", gr.update()
+                yield gr.update(value=None, interactive=False), history, st, "", gr.update(), gr.update()
                 async for view in self.turn(message.get("text", "") or "", files, history, st, md):
-                    yield gr.update(), view.history, st, view.notice, view.meter
-                yield gr.update(value=None, interactive=True), gr.update(), st, gr.update(), gr.update()
+                    yield gr.update(), view.history, st, view.notice, view.meter, gr.update()
+                yield (gr.update(value=None, interactive=True), gr.update(), st, gr.update(), gr.update(),
+                       gr.update(choices=self.session_choices(st.owner), value=st.session_id))
 
-            async def on_retry(history: list[Message], st: UIState, md: str):
-                st = st if isinstance(st, UIState) else UIState()
+            async def on_retry(history: list[Message], st: UIState | None, who: str, md: str):
+                st = current(st, who)
                 if not st.last_text and not st.last_files:
                     yield history, st, notice_html("error", "Nothing to retry yet."), gr.update()
                     return
                 async for view in self.turn(st.last_text, list(st.last_files), history, st, md):
                     yield view.history, st, view.notice, view.meter
 
-            def on_new(st: UIState):
-                st = st if isinstance(st, UIState) else UIState()
-                return [], UIState(owner=st.owner), "", ""
+            def on_pick(session_id: str | None, st: UIState | None, who: str):
+                st = current(st, who)
+                if not session_id or session_id == st.session_id:
+                    return gr.update(), st, gr.update()
+                return self.resume(session_id, st), st, ""
 
-            submit = box.submit(on_submit, [box, chatbot, state, mode], [box, chatbot, state, notice, meter])
-            box.stop(None, None, None, cancels=[submit])
-            box.stop(lambda: gr.update(interactive=True), None, [box])
-            retry.click(on_retry, [chatbot, state, mode], [chatbot, state, notice, meter])
-            new.click(on_new, [state], [chatbot, state, notice, meter])
+            def on_new(st: UIState | None, who: str):
+                st = current(st, who)
+                return [], UIState(owner=st.owner), "", "", gr.update(value=None)
+
+            def on_delete(st: UIState | None, who: str):
+                st = current(st, who)
+                deleted = self.delete(st)
+                message = "Chat deleted." if deleted else "Nothing to delete yet."
+                return ([], st, notice_html("info", message), "",
+                        gr.update(choices=self.session_choices(st.owner), value=None))
+
+            demo.load(on_load, [owner], [owner, state, sessions])
+            submit = box.submit(on_submit, [box, chatbot, state, owner, mode],
+                                [box, chatbot, state, notice, meter, sessions])
+            box.stop(lambda: gr.update(interactive=True), None, [box], cancels=[submit])
+            retry.click(on_retry, [chatbot, state, owner, mode], [chatbot, state, notice, meter])
+            sessions.input(on_pick, [sessions, state, owner], [chatbot, state, notice])
+            new.click(on_new, [state, owner], [chatbot, state, notice, meter, sessions])
+            delete.click(on_delete, [state, owner], [chatbot, state, notice, meter, sessions])
         return demo
 
 
@@ -204,8 +263,8 @@ def close_thinking(thought: Message | None, done: TurnDone) -> None:
         return
     seconds = done.reasoning_s if done.reasoning_s is not None else time.monotonic() - thought.pop("_started", 0)
     thought.pop("_started", None)
-    thought["metadata"] = {**thought["metadata"], "title": f"Thought for {seconds:.1f} s" if seconds < 10 else f"Thought for {seconds:.0f} s", "status": "done",
-                           "duration": round(seconds, 1)}
+    title = f"Thought for {seconds:.1f} s" if seconds < 10 else f"Thought for {seconds:.0f} s"
+    thought["metadata"] = {**thought["metadata"], "title": title, "status": "done", "duration": round(seconds, 1)}
 
 
 def notice_message(kind: str, text: str) -> Message:
@@ -233,6 +292,38 @@ def context_meter(info: ContextInfo) -> str:
     if info.dropped:
         text += f" · {info.dropped} earlier message{'s' if info.dropped != 1 else ''} not sent"
     return text
+
+
+def history_from_store(messages: list[MessageInfo]) -> list[Message]:
+    """A stored session as the chatter saw it: refusals instead of blocked text, reasoning collapsed."""
+    history: list[Message] = []
+    for m in messages:
+        if m.role == "user":
+            for a in m.attachments:
+                label = f"{a.width}x{a.height}" if not a.error else f"not sent: {a.error}"
+                history.append({"role": "user", "content": f"🖼️ image ({label})"})
+            if m.content:
+                history.append({"role": "user", "content": m.content})
+        elif m.role == "assistant":
+            history.extend(_stored_answer(m))
+    return history
+
+
+def _stored_answer(m: MessageInfo) -> list[Message]:
+    if m.status == "blocked":
+        # The blocked text itself is for reviewers only; the chatter sees the refusal again.
+        return [notice_message("rail", f"Sorry, I can't help with that: {m.error or 'a safety rail blocked it'}.")]
+    if m.status == "error":
+        return [notice_message("error", m.error or "This answer failed.")]
+    out: list[Message] = []
+    if m.reasoning:
+        out.append({"role": "assistant", "content": m.reasoning,
+                    "metadata": {"title": "Thought", "status": "done"}})
+    if m.content:
+        out.append({"role": "assistant", "content": m.content})
+    if m.status == "interrupted":
+        out.append(notice_message("stopped", "This answer was interrupted."))
+    return out
 
 
 def header_html(title: str, model: str, profile: str) -> str:

@@ -70,3 +70,18 @@ def test_non_image_file_gets_a_clear_message(page, browser_upstream, tmp_path) -
     wait_idle(page)
     assert "notes.png" in page.inner_text("#notice")
     assert len(browser_upstream.requests) == before
+
+
+def test_chats_survive_a_reload_and_can_be_resumed(page, browser_upstream) -> None:  # noqa: ANN001
+    browser_upstream.push(Script(answer=["Remembered ", "answer."]))
+    send(page, "Remember this chat")
+    wait_idle(page)
+    page.reload()
+    page.wait_for_selector("#input textarea")
+    page.wait_for_timeout(800)
+    assert "Remember this chat" not in page.inner_text("#chatbot")
+    page.click("#sessions input")
+    page.get_by_role("option", name="Remember this chat").first.click()
+    page.wait_for_timeout(800)
+    assert "Remembered answer." in page.inner_text("#chatbot")
+    shot(page, "resumed")
