@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import delete, update
 
 from webapp.audit import main, verify_session
@@ -109,3 +112,52 @@ def test_cli_runs_as_a_module(db: Store, url: str) -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "first broken at seq 1" in done.stdout
+
+
+def test_cli_defaults_to_the_configured_database(db: Store, url: str) -> None:
+    conversation(db, turns=1)
+    done = subprocess.run([sys.executable, "-m", "webapp.audit", "verify"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "RAILCHAT_DB": url})
+    assert done.returncode == 0, done.stderr
+    assert "1 session(s) checked, 0 broken" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('chain') / 'chain.db'}")
+    yield store
+    store.close()
+
+
+operation = st.tuples(st.sampled_from(["ask", "start", "checkpoint", "finish"]), st.integers(0, 5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(operations=st.lists(operation, max_size=25), victim=st.integers(0, 1000))
+def test_any_interleaving_verifies_and_any_edit_is_found(
+    shared_store: Store, operations: list[tuple[str, int]], victim: int
+) -> None:
+    db = shared_store
+    session_id = db.create_session(owner="p", client="api", model="m")
+    streaming: list[int] = []
+    for kind, n in operations:
+        if kind == "ask":
+            db.add_message(session_id, role="user", content=f"question {n}")
+        elif kind == "start":
+            streaming.append(db.add_message(session_id, role="assistant", content="", status="streaming"))
+        elif streaming and kind == "checkpoint":
+            db.checkpoint(streaming[n % len(streaming)], content=f"partial {n}", reasoning="r")
+        elif streaming:
+            answer = streaming.pop(n % len(streaming))
+            db.finish_message(answer, status=("complete", "blocked", "error")[n % 3], content=f"final {n}",
+                              reasoning=f"why {n}")
+    assert verify_session(db, session_id).ok  # streams still open are simply not linked yet
+    db.mark_interrupted()
+    assert verify_session(db, session_id).ok
+    messages = db.messages(session_id)
+    if not messages:
+        return
+    target = messages[victim % len(messages)]
+    tamper(db, update(MESSAGES).where(MESSAGES.c.id == target.id).values(content=target.content + "!"))
+    result = verify_session(db, session_id)
+    assert (result.ok, result.first_broken_seq) == (False, target.seq)

@@ -253,3 +253,45 @@ def test_trimming_invariants(turns: list[tuple[int, int, int]], newest: tuple[in
     images_out = sum(1 for m in result.messages if isinstance(m["content"], list)
                      for p in m["content"] if p["type"] == "image_url")
     assert images_out + result.images_dropped == images_in
+
+
+async def test_image_only_messages_are_counted_without_an_empty_content_list() -> None:
+    tok = ChatMLTokenizer()
+    history = [ContextMessage(1, "user", [IMAGE]), assistant(2, 3), ContextMessage(3, "user", [IMAGE, IMAGE])]
+    result = await builder(tok, 10_000).build(None, history)
+    assert all(call[0]["content"] != [] for call in tok.calls)
+    assert result.exact and result.tokens == tok.sent_count(result)
+
+
+def _embedded_checkpoint() -> Any:
+    from webapp.modelprep import EMBEDDED_MODEL_NAME, default_cache_dir, is_prepared
+
+    folder = default_cache_dir() / EMBEDDED_MODEL_NAME
+    return folder if is_prepared(folder) else None
+
+
+@pytest.mark.skipif(_embedded_checkpoint() is None, reason="embedded SmolLM2 checkpoint not prepared yet")
+@pytest.mark.parametrize("system_prompt", [None, "You are a helpful assistant."])
+async def test_counts_are_exact_with_the_real_smollm2_chat_template(system_prompt: str | None) -> None:
+    """As vLLM's /tokenize computes it: chat template (it injects a default system prompt), then tokenizer."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(_embedded_checkpoint())
+
+    def count(messages: list[dict[str, Any]]) -> int:
+        ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+        return len(ids["input_ids"] if hasattr(ids, "keys") else ids)
+
+    async def vllm_like(messages: list[dict[str, Any]]) -> int:
+        return count(messages)
+
+    phrases = ["the quick brown fox", "résumé naïve", "東京 🙂", "code: `x = 1`\n\n- item", "<|im_end|>?"]
+    history = [
+        ContextMessage(i + 1, "user" if i % 2 == 0 else "assistant", " ".join(phrases[: 1 + i % 5]) * (i + 1))
+        for i in range(15)
+    ]
+    full = await builder(vllm_like, 100_000).build(system_prompt, history)
+    assert full.tokens == count(full.messages)
+    trimmed = await builder(vllm_like, full.tokens // 2 + 100, margin=0).build(system_prompt, history)
+    assert trimmed.dropped > 0
+    assert trimmed.tokens == count(trimmed.messages) <= trimmed.budget

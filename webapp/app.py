@@ -82,9 +82,24 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         }
         return JSONResponse(body, status_code=200 if upstream_ok else 503)
 
+    install_observability_and_api(app, settings, service)
     blocks = ChatUI(service).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     return gr.mount_gradio_app(
         app, blocks, path="/", allowed_paths=[], show_error=False, ssr_mode=False,
         max_file_size=settings.max_image_bytes, footer_links=[], css=css,
     )
+
+
+def install_observability_and_api(app: FastAPI, settings: Settings, service: ChatService) -> None:
+    """`/v1/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these paths."""
+    from webapp import api, metrics
+    from webapp.auth import ApiAccess
+    from webapp.logs import RequestIdMiddleware, install_record_ids
+
+    access = ApiAccess.from_settings(settings)
+    service.observer = app_metrics = metrics.Metrics()  # a registry per app
+    metrics.install(app, app_metrics, access)
+    api.install(app, service, access)
+    install_record_ids()
+    app.add_middleware(RequestIdMiddleware)

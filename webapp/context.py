@@ -310,7 +310,8 @@ def _text_form(message: ContextMessage) -> dict[str, Any]:
     """The message without its images, for the tokenizer (images are counted as image_tokens each)."""
     content = message.content
     if isinstance(content, list):
-        content = [part for part in content if part.get("type") == "text"]
+        # An image-only message becomes "" rather than [], which some servers refuse.
+        content = [part for part in content if part.get("type") == "text"] or ""
     return {"role": message.role, "content": content}
 
 

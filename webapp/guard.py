@@ -175,6 +175,11 @@ class Guard:
         ]
         return await self._run("output", messages, self.output_flows)
 
+    @property
+    def needs_whole_answer(self) -> bool:
+        """True when a rail must see the complete answer (the model-based moderator), not only chunks."""
+        return self.checks.model_moderator is not None
+
     def output_filter(self, user_text: str = "") -> OutputFilter:
         """A new stateful filter for one answer; ``user_text`` gives the model rail its context."""
         from webapp.outputfilter import OutputFilter  # outputfilter imports RailOutcome from here

@@ -19,6 +19,7 @@ from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 if TYPE_CHECKING:
+    from webapp.auth import ApiAccess
     from webapp.chat import TurnDone, TurnEvent
     from webapp.guard import RailOutcome
 
@@ -166,6 +167,21 @@ def endpoint_label(scope: Scope) -> str:
     return "ui"
 
 
-async def metrics_endpoint(request: Request) -> Response:
-    metrics: Metrics = request.app.state.metrics
-    return metrics.render()
+def install(app: Any, metrics: Metrics, access: ApiAccess) -> None:
+    """`/metrics` (reviewer or admin API key when an auth file is set) and the request counter."""
+    from fastapi.responses import JSONResponse
+
+    from webapp.auth import AccessDenied
+
+    async def metrics_endpoint(request: Request) -> Response:
+        try:
+            access.owner(request.headers.get("authorization"), role="reviewer")
+        except AccessDenied as exc:
+            if not (access.auth is None and exc.code == "api_disabled"):
+                return JSONResponse({"error": {"message": exc.message, "type": "authentication_error",
+                                               "code": exc.code}}, status_code=exc.status)
+        return metrics.render()
+
+    app.state.metrics = metrics
+    app.add_api_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
+    app.add_middleware(RequestMetricsMiddleware, metrics=metrics)

@@ -3,8 +3,8 @@
 Text is released at a sentence or line end, or once about ``chunk_chars`` characters wait, always cut
 after whitespace so a URL is never split. An unfinished markdown link/image or HTML tag at the end is
 held until it closes. Each chunk is checked together with the tail of what was already released, so a
-link split across chunks is judged whole. Chunks run the rail functions directly (cheap); ``flush`` runs
-the NeMo output rails over the whole answer and reasoning before releasing the rest.
+link split across chunks is judged whole. Chunks run the rail actions directly (cheap); ``flush`` checks
+the held-back tail, and runs NeMo's output rails over the whole answer when a whole-answer rail is set.
 """
 
 from __future__ import annotations
@@ -102,6 +102,14 @@ class OutputFilter:
         if cut == 0:
             return FilterStep()
         chunk = self._pending[channel][:cut]
+        step = self._check(channel, chunk)
+        if step.block is None:
+            self._release(channel, cut)
+            step.released = {channel: chunk}
+        return step
+
+    def _check(self, channel: Channel, chunk: str) -> FilterStep:
+        """The streaming rails over ``chunk`` plus the tail already released (so split links are seen whole)."""
         window = _context(self._released[channel]) + chunk
         events: list[RailOutcome] = []
         for rail in self._rails:
@@ -110,13 +118,34 @@ class OutputFilter:
             if outcome.blocked:
                 self._block = outcome
                 return FilterStep(events=events, block=outcome)
-        self._release(channel, cut)
-        return FilterStep(released={channel: chunk}, events=events)
+        return FilterStep(events=events)
 
     async def flush(self) -> FilterStep:
-        """End of stream: NeMo's output rails over the whole answer and reasoning, then release the rest."""
+        """End of stream: check what is still held back, then release it.
+
+        Whole-answer rails (a model-based moderator) run through NeMo over the complete answer and
+        reasoning. Without one, the streaming rails have already seen every character, so only the held-back
+        tail is checked: running NeMo again over the same text with the same actions would only add latency.
+        """
         if self._block is not None:
             return FilterStep(block=self._block)
+        if self._guard.needs_whole_answer:
+            return await self._flush_whole()
+        events: list[RailOutcome] = []
+        released: dict[Channel, str] = {}
+        for channel in CHANNELS:
+            tail = self._pending[channel]
+            if not tail:
+                continue
+            step = self._check(channel, tail)
+            events += step.events
+            if step.block is not None:
+                return FilterStep(events=events, block=step.block)
+            released[channel] = tail
+            self._release(channel, len(tail))
+        return FilterStep(released=released, events=events)
+
+    async def _flush_whole(self) -> FilterStep:
         answer = self._released["answer"] + self._pending["answer"]
         reasoning = self._released["reasoning"] + self._pending["reasoning"]
         if not answer and not reasoning:
