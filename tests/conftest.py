@@ -12,6 +12,7 @@ os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+from tests.pg import db_url, pg_database, pg_url  # noqa: E402, F401  (PostgreSQL fixtures)
 from tests.scripted_upstream import ScriptedUpstream  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -104,6 +104,8 @@ def pg_url() -> Iterator[str]:
         return
     bindir = find_pg_bin()
     if bindir is None:
+        if os.environ.get("RAILCHAT_REQUIRE_ALL"):
+            pytest.fail("PostgreSQL is required in CI (scripts/system-deps.sh installs it)")
         pytest.skip("PostgreSQL server binaries not found (initdb/pg_ctl); install the postgresql package "
                     "or set RAILCHAT_TEST_PG_URL")
     cluster = PgCluster(bindir)

@@ -137,3 +137,14 @@ async def test_flush_runs_the_nemo_output_rails_and_releases_the_rest(guard):
 )
 def test_cut_point(pending, expected):
     assert cut_point(pending, 160) == expected
+
+
+async def test_slow_text_is_released_after_the_hold_time_without_a_sentence_end(guard) -> None:  # noqa: ANN001
+    import asyncio
+
+    flt = guard.output_filter()
+    first = await flt.feed("answer", "Slowly arriving words ")
+    assert first.released == {}  # short, no sentence end: held
+    await asyncio.sleep(guard.settings.max_hold_ms / 1000 + 0.05)
+    later = await flt.feed("answer", "and more ")
+    assert later.released == {"answer": "Slowly arriving words and more "}

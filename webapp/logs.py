@@ -68,24 +68,25 @@ class TextFormatter(logging.Formatter):
         return f"{line} [{' '.join(extras)}]" if extras else line
 
 
-def _record_factory_with_ids(previous: Any) -> Any:
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = previous(*args, **kwargs)
-        record.request_id = request_id_var.get()
-        if not hasattr(record, "session_id"):  # an explicit extra={"session_id": ...} wins
-            record.session_id = session_id_var.get()
-        return record
+class ContextFilter(logging.Filter):
+    """Adds `request_id` and `session_id` of the current request to each record (an explicit extra wins).
 
-    factory.railchat = True  # type: ignore[attr-defined]
-    return factory
+    A handler filter, not a record factory: `extra={"session_id": ...}` must stay possible for callers."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "request_id", None) is None:
+            record.request_id = request_id_var.get()
+        if getattr(record, "session_id", None) is None:
+            record.session_id = session_id_var.get()
+        return True
 
 
 def configure_logging(json_lines: bool | None = None, level: str | int | None = None) -> None:
     """Root logger to stderr; JSON lines if asked (argument, else RAILCHAT_LOG_JSON)."""
     if json_lines is None:
         json_lines = env_flag("RAILCHAT_LOG_JSON")
-    install_record_ids()
     handler = logging.StreamHandler()
+    handler.addFilter(ContextFilter())
     handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "railchat", False)]:
@@ -93,13 +94,6 @@ def configure_logging(json_lines: bool | None = None, level: str | int | None = 
     handler.railchat = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level or os.environ.get("RAILCHAT_LOG_LEVEL", "INFO").upper())
-
-
-def install_record_ids() -> None:
-    """Every LogRecord gets `request_id` and `session_id` attributes (idempotent)."""
-    current = logging.getLogRecordFactory()
-    if not getattr(current, "railchat", False):
-        logging.setLogRecordFactory(_record_factory_with_ids(current))
 
 
 class RequestIdMiddleware:

@@ -10,6 +10,7 @@ the held-back tail, and runs NeMo's output rails over the whole answer when a wh
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -55,11 +56,14 @@ def _open_construct_start(chunk: str) -> int | None:
     return min(starts) if starts else None
 
 
-def cut_point(pending: str, chunk_chars: int) -> int:
-    """How much of ``pending`` may be checked and released now (0: keep waiting)."""
+def cut_point(pending: str, chunk_chars: int, overdue: bool = False) -> int:
+    """How much of ``pending`` may be checked and released now (0: keep waiting).
+
+    ``overdue``: text has waited longer than the hold time, so any whitespace is a good enough cut.
+    """
     ends = [m.end() for m in _NATURAL_END.finditer(pending)]
     cut = ends[-1] if ends else 0
-    if cut == 0 and len(pending) >= chunk_chars:
+    if cut == 0 and (overdue or len(pending) >= chunk_chars):
         spaces = [m.end() for m in re.finditer(r"\s+", pending)]
         cut = spaces[-1] if spaces else 0
     if cut == 0:
@@ -83,6 +87,9 @@ class OutputFilter:
         self._user_text = user_text
         self._rails = guard.checks.stream_rails(guard.output_flows)
         self._chunk_chars = guard.settings.chunk_chars
+        # A slow model must not leave a chatter staring at nothing: release what passed after this long.
+        self._max_hold_s = guard.settings.max_hold_ms / 1000
+        self._pending_since: dict[Channel, float] = {c: 0.0 for c in CHANNELS}
         self._pending: dict[Channel, str] = {c: "" for c in CHANNELS}
         self._released: dict[Channel, str] = {c: "" for c in CHANNELS}
         self._block: RailOutcome | None = None
@@ -97,8 +104,12 @@ class OutputFilter:
     async def feed(self, channel: Channel, text: str) -> FilterStep:
         if self._block is not None:
             return FilterStep(block=self._block)
+        now = time.monotonic()
+        if not self._pending[channel]:
+            self._pending_since[channel] = now
         self._pending[channel] += text
-        cut = cut_point(self._pending[channel], self._chunk_chars)
+        overdue = now - self._pending_since[channel] >= self._max_hold_s
+        cut = cut_point(self._pending[channel], self._chunk_chars, overdue)
         if cut == 0:
             return FilterStep()
         chunk = self._pending[channel][:cut]
@@ -165,3 +176,4 @@ class OutputFilter:
     def _release(self, channel: Channel, cut: int) -> None:
         self._released[channel] += self._pending[channel][:cut]
         self._pending[channel] = self._pending[channel][cut:]
+        self._pending_since[channel] = time.monotonic()
