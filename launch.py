@@ -131,6 +131,9 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    from webapp.logs import configure_logging
+
+    configure_logging()
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     settings = settings_from(args, passthrough)
     profile = get_profile(settings.profile_name)

@@ -37,9 +37,10 @@ class Running:
         return openai.OpenAI(base_url=f"{self.url}/v1", api_key=kwargs.pop("api_key", "unused"), max_retries=0,
                              timeout=20, **kwargs)
 
-    def post(self, body: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> httpx.Response:
+    def post(self, body: Any, headers: dict[str, str] | None = None, raw: bytes | None = None,
+             timeout: float = 20) -> httpx.Response:
         content = raw if raw is not None else json.dumps(body).encode()
-        return httpx.post(f"{self.url}/v1/chat/completions", content=content, timeout=20,
+        return httpx.post(f"{self.url}/v1/chat/completions", content=content, timeout=timeout,
                           headers={"content-type": "application/json", **(headers or {})})
 
 
@@ -174,8 +175,6 @@ def test_sampling_passes_through_and_max_tokens_is_capped(api: Running) -> None:
     assert "logit_bias_unknown_field" not in body
 
 
-@pytest.mark.xfail(strict=True, reason="llm.py passes sampling as openai create() kwargs; vLLM's top_k must go "
-                                       "in extra_body (TypeError today)")
 def test_top_k_passes_through(api: Running) -> None:
     api.client().chat.completions.create(model="m", messages=user("hi"), extra_body={"top_k": 5})
     assert api.upstream.chat_bodies[0]["top_k"] == 5
@@ -370,7 +369,6 @@ def test_upstream_failure_mid_stream_is_an_error_event_not_a_stop(api: Running) 
 @pytest.mark.parametrize(("script", "status"), [(Script(status=500, error_message="boom"), 503),
                                                 (Script(answer=["never"], fail_after=0), 503)])
 def test_upstream_failure_before_any_text_is_a_5xx(api: Running, script: Script, status: int) -> None:
-    api.upstream.push(script)
     for stream in (False, True):
         api.upstream.push(script)
         response = api.post({"model": "m", "messages": user("hi"), "stream": stream})
@@ -389,3 +387,12 @@ def test_client_disconnect_mid_stream_cancels_upstream_and_stores_interrupted(ap
                 break
     wait_for(lambda: api.upstream.requests and api.upstream.requests[0].disconnected is not None)
     wait_for(lambda: api.store.messages(session_id)[-1].status == "interrupted")
+
+
+def test_client_leaving_a_non_stream_request_stops_the_answer(api: Running) -> None:
+    api.upstream.push(Script(answer=["Going on. "] * 3, endless=True, delay_s=0.02))
+    with pytest.raises(httpx.ReadTimeout):
+        api.post({"model": "m", "messages": user("Go on, non-stream")}, timeout=1.0)
+    wait_for(lambda: api.upstream.requests and api.upstream.requests[0].disconnected is not None)
+    session = next(s for s in api.store.list_sessions(owner="api:local") if s.title == "Go on, non-stream")
+    wait_for(lambda: api.store.messages(session.id)[-1].status == "interrupted")

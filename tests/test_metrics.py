@@ -107,5 +107,24 @@ def test_full_app_serves_api_and_metrics_beside_the_ui(tmp_path: Path, upstream)
         assert value(response.text, "railchat_http_requests_total", endpoint="/healthz", method="GET",
                      status="200") == 1
         assert client.get("/").status_code == 200
-        assert value(client.get("/metrics").text, "railchat_http_requests_total", endpoint="ui", method="GET",
-                     status="200") == 1
+        client.get("/config")
+        text = client.get("/metrics").text
+        assert value(text, "railchat_http_requests_total", endpoint="/", method="GET", status="200") == 1
+        # the UI's own routes are labelled by their templates too: bounded label values
+        assert value(text, "railchat_http_requests_total", endpoint="/config", method="GET", status="200") == 1
+
+
+def test_grafana_dashboard_uses_only_metrics_that_exist() -> None:
+    import json
+    import re
+
+    dashboard = json.loads((Path(__file__).resolve().parent.parent / "assets" / "grafana-dashboard.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = {name for e in exprs for name in re.findall(r"\b(railchat_[a-z_]+)", e)}
+    suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
+    exported = {family.name + suffix for family in Metrics().registry.collect()
+                for suffix in suffixes[family.type]}
+    assert used and used <= exported, used - exported
+    vllm = {name for e in exprs for name in re.findall(r"\b(vllm:[a-z_]+)", e)}
+    assert {"vllm:time_to_first_token_seconds_bucket", "vllm:generation_tokens_total", "vllm:kv_cache_usage_perc",
+            "vllm:num_requests_running"} <= vllm

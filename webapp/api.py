@@ -17,11 +17,11 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine
 from contextlib import aclosing
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.types import Receive, Scope, Send
@@ -30,7 +30,6 @@ from webapp.auth import AccessDenied, ApiAccess
 from webapp.chat import (
     AnswerDelta,
     ChatService,
-    ContextInfo,
     InputError,
     ReasoningDelta,
     Retract,
@@ -261,7 +260,7 @@ def sse(body: dict[str, Any]) -> str:
 class _Prefetched:
     """The first events of a turn, read before the HTTP status is chosen, then the rest of the stream."""
 
-    def __init__(self, events: AsyncIterator[TurnEvent]) -> None:
+    def __init__(self, events: AsyncGenerator[TurnEvent, None]) -> None:
         self.events = events
         self.head: list[TurnEvent] = []
         self.session_id: str | None = None
@@ -344,6 +343,24 @@ class TurnStreamResponse(StreamingResponse):
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+async def _until_disconnect(receive: Receive, work: Coroutine[Any, Any, Response]) -> Response:
+    """Run `work` (an endpoint's job, the request body already read); cancel it if the client goes away."""
+    job = asyncio.ensure_future(work)
+    watch = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait({job, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not job.done():
+            job.cancel()  # once, as plain asyncio: the pipeline's cleanup stores the answer as interrupted
+    try:
+        return await job
+    except asyncio.CancelledError:
+        if not watch.cancelled() and watch.done():
+            return Response(status_code=499)  # nobody is listening; for the access log and metrics
+        raise
+
+
 async def _disconnected(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
@@ -390,7 +407,8 @@ def build_router(service: ChatService, access: ApiAccess) -> APIRouter:
             return error_response(ApiError(exc.status, exc.message, exc.code))
         except ApiError as exc:
             return error_response(exc)
-        return await (stream(turn, parsed) if parsed.stream else complete(turn))
+        # A client that leaves before the answer (or, streaming, before its first text) stops the pipeline.
+        return await _until_disconnect(request.receive, stream(turn, parsed) if parsed.stream else complete(turn))
 
     async def start(turn: TurnRequest) -> tuple[_Prefetched, TurnDone | None]:
         prefetched = _Prefetched(service.run_turn(turn))
@@ -399,7 +417,7 @@ def build_router(service: ChatService, access: ApiAccess) -> APIRouter:
         except InputError as exc:
             raise ApiError(404 if exc.code == "session_not_found" else 400, str(exc), exc.code) from None
         except BaseException:
-            await prefetched.events.aclose()  # type: ignore[attr-defined]
+            await prefetched.events.aclose()
             raise
         return prefetched, done
 
@@ -409,7 +427,7 @@ def build_router(service: ChatService, access: ApiAccess) -> APIRouter:
         except ApiError as exc:
             return error_response(exc)
         content, reasoning, done = "", "", None
-        async with aclosing(prefetched.events):  # type: ignore[type-var]
+        async with aclosing(prefetched.events):
             async for event in prefetched:
                 if isinstance(event, AnswerDelta):
                     content += event.text
@@ -445,15 +463,15 @@ def build_router(service: ChatService, access: ApiAccess) -> APIRouter:
     return router
 
 
-async def _closing_with(body: AsyncIterator[str], turn: _Prefetched) -> AsyncIterator[str]:
+async def _closing_with(body: AsyncGenerator[str, None], turn: _Prefetched) -> AsyncIterator[str]:
     """Closing the SSE body closes the pipeline (cancels the upstream, stores the answer as interrupted)."""
     try:
-        async with aclosing(body) as chunks:  # type: ignore[type-var]
+        async with aclosing(body) as chunks:
             async for chunk in chunks:
                 yield chunk
     finally:
-        await turn.events.aclose()  # type: ignore[attr-defined]
+        await turn.events.aclose()
 
 
-def install(app: Any, service: ChatService, access: ApiAccess) -> None:
+def install(app: FastAPI, service: ChatService, access: ApiAccess) -> None:
     app.include_router(build_router(service, access))

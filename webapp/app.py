@@ -95,10 +95,11 @@ def install_observability_and_api(app: FastAPI, settings: Settings, service: Cha
     """`/v1/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these paths."""
     from webapp import api, metrics
     from webapp.auth import ApiAccess
-    from webapp.logs import RequestIdMiddleware
+    from webapp.logs import RequestIdMiddleware, quiet_content_loggers
 
     access = ApiAccess.from_settings(settings)
     service.observer = app_metrics = metrics.Metrics()  # a registry per app
     metrics.install(app, app_metrics, access)
     api.install(app, service, access)
     app.add_middleware(RequestIdMiddleware)
+    quiet_content_loggers()

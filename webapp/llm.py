@@ -14,6 +14,10 @@ import httpx
 import openai
 
 DeltaKind = Literal["reasoning", "answer"]
+# Sampling fields the openai SDK takes as arguments; anything else goes into the body as is.
+OPENAI_SAMPLING = frozenset(
+    {"temperature", "top_p", "presence_penalty", "frequency_penalty", "seed", "stop", "logit_bias"}
+)
 
 
 class UpstreamError(RuntimeError):
@@ -132,6 +136,9 @@ class LLMClient:
         result: StreamResult,
     ) -> AsyncIterator[Delta]:
         """Yield reasoning and answer deltas. Closing the iterator closes the HTTP stream (cancels upstream)."""
+        standard = {k: v for k, v in sampling.items() if k in OPENAI_SAMPLING}
+        # vLLM's own sampling keys (top_k, min_p, repetition_penalty...) travel in the request body.
+        body = {**{k: v for k, v in sampling.items() if k not in OPENAI_SAMPLING}, **extra_body}
         try:
             stream = await self._openai.chat.completions.create(
                 model=model,
@@ -139,8 +146,8 @@ class LLMClient:
                 stream=True,
                 stream_options={"include_usage": True},
                 max_tokens=max_tokens,
-                extra_body=extra_body or None,
-                **sampling,
+                extra_body=body or None,
+                **standard,
             )
         except openai.APIConnectionError as exc:
             raise UpstreamUnavailable("The model server is unavailable right now. Try again in a moment.") from exc

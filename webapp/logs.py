@@ -81,10 +81,23 @@ class ContextFilter(logging.Filter):
         return True
 
 
+# Libraries that log message text at INFO (NeMo Guardrails logs every rail event with the user's words).
+CONTENT_LOGGERS = ("nemoguardrails",)
+
+
+def quiet_content_loggers() -> None:
+    """Keep message content out of the log unless RAILCHAT_LOG_CONTENT=1 (idempotent)."""
+    if not env_flag("RAILCHAT_LOG_CONTENT"):
+        for name in CONTENT_LOGGERS:
+            logger = logging.getLogger(name)
+            logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
+
+
 def configure_logging(json_lines: bool | None = None, level: str | int | None = None) -> None:
     """Root logger to stderr; JSON lines if asked (argument, else RAILCHAT_LOG_JSON)."""
     if json_lines is None:
         json_lines = env_flag("RAILCHAT_LOG_JSON")
+    quiet_content_loggers()
     handler = logging.StreamHandler()
     handler.addFilter(ContextFilter())
     handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())

@@ -156,7 +156,10 @@ class RequestMetricsMiddleware:
 
 
 def endpoint_label(scope: Scope) -> str:
-    """The route template (`/v1/chat/completions`, `/api/sessions/{session_id}`), or "ui" for the mounted UI."""
+    """The route template (`/v1/chat/completions`, `/api/sessions/{session_id}`), or "other".
+
+    Runs after the request: a mounted app (the Gradio UI) has put itself in `scope["app"]` by then, so its
+    routes are labelled by their own templates."""
     app: Any = scope.get("app")
     for route in getattr(app, "routes", ()):
         if isinstance(route, Mount):
@@ -164,7 +167,7 @@ def endpoint_label(scope: Scope) -> str:
         match, _ = route.matches(scope)
         if match == Match.FULL:
             return str(getattr(route, "path", "other"))
-    return "ui"
+    return "other"
 
 
 def install(app: Any, metrics: Metrics, access: ApiAccess) -> None:

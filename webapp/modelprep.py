@@ -22,9 +22,10 @@ class ModelPrepError(RuntimeError):
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("RAILCHAT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "railchat" / "models" if not os.environ.get("RAILCHAT_CACHE_DIR") else root / "models"
+    """Where prepared models live: $RAILCHAT_CACHE_DIR/models, else ~/.cache/railchat/models (XDG aware)."""
+    if explicit := os.environ.get("RAILCHAT_CACHE_DIR"):
+        return Path(explicit) / "models"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "railchat" / "models"
 
 
 def find_embedded_gguf() -> Path:

