@@ -69,7 +69,7 @@ def api_app(tmp: Path, service: ChatService, **settings: Any) -> FastAPI:
 @pytest.fixture(scope="module")
 def running(guard, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:  # noqa: ANN001
     tmp = tmp_path_factory.mktemp("api")
-    upstream = ScriptedUpstream().start()
+    upstream = ScriptedUpstream(max_model_len=32768).start()  # Kimi-sized: an image may cost 4,096 tokens
     store = Store(f"sqlite:///{tmp / 'api.db'}")
     service = make_service(store, guard, upstream, profile="kimi-k2.5")
     url, server, thread = serve(api_app(tmp, service))

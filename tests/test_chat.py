@@ -228,3 +228,23 @@ async def test_stopping_mid_stream_stores_interrupted(service, upstream, store) 
     await stream.aclose()
     stored = store.messages(session_id)[-1]
     assert stored.status == "interrupted"
+
+
+def test_chunk_verdicts_are_summarised_per_rail_and_blocks_kept() -> None:
+    from webapp.chat import summarise_verdicts
+    from webapp.guard import RailOutcome
+
+    chunks = [RailOutcome("output", "url_allowlist", "allow", "ok", 1.0) for _ in range(5)]
+    block = RailOutcome("output", "moderation", "block", "abusive language is not allowed here", 2.0)
+    summary = summarise_verdicts([*chunks, RailOutcome("output", "moderation", "allow", "ok", 0.5), block])
+    assert summary[0] == RailOutcome("output", "url_allowlist", "allow", "5 chunks passed", 5.0)
+    assert summary[1].rail == "moderation" and summary[1].decision == "allow"
+    assert summary[-1] == block
+
+
+async def test_an_image_larger_than_the_context_window_is_a_clear_error(store, guard, upstream) -> None:  # noqa: ANN001
+    service = make_service(store, guard, upstream, profile="kimi-k2.5")  # an image may cost 4,096 tokens
+    events = await run(service, text="Describe", images=[ImageInput(png_bytes())])
+    result = done(events)
+    assert result.status == "error" and result.code == "context_too_long"
+    assert "limit" in result.message and upstream.requests == []

@@ -14,6 +14,7 @@ The UI and the API are thin adapters that turn `TurnEvent`s into pixels or OpenA
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import time
@@ -174,8 +175,9 @@ class ChatService:
         # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
         # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
         images = [*request.images, *await self._fetch_image_urls(request.image_urls)]
-        prepared, image_errors = await asyncio.to_thread(self._prepare_images, images)  # off the event loop
-        problem = self._validate(request) or (image_errors[0] if image_errors else None)
+        prepared = await asyncio.to_thread(self._prepare_images, images)  # off the event loop
+        image_error = next((p.error for p in prepared if p.error), None)
+        problem = self._validate(request) or image_error
 
         # 1. Persist before anything can fail.
         user_id = await asyncio.to_thread(
@@ -185,7 +187,7 @@ class ChatService:
             content=request.text,
             status="error" if problem else "complete",
             mode=request.mode,
-            attachments=self._attachments(prepared, images, image_errors),
+            attachments=[p.attachment() for p in prepared],
             error=problem,
         )
         yield SessionReady(session_id, user_id)
@@ -194,7 +196,7 @@ class ChatService:
             return
 
         # 2. Images are prepared above; refuse them here if the model cannot see images.
-        if prepared and not self.profile.images:
+        if images and not self.profile.images:
             message = "The served model cannot see images. Send text only, or serve a vision model."
             await self._store_answer_error(session_id, user_id, message, request)
             yield TurnDone("error", None, message, kind="error", code="images_not_supported")
@@ -224,7 +226,7 @@ class ChatService:
             await self._store_answer_error(session_id, user_id, str(exc), request)
             yield TurnDone("error", None, str(exc), kind="error", code="context_too_long")
             return
-        yield ContextInfo(context.tokens, context.budget + max_tokens + self.context_margin, context.dropped)
+        yield ContextInfo(context.tokens, max_model_len, context.dropped)
 
         # 5-7. Stream, filter, persist.
         # aclosing: when the caller stops (UI stop button, API client gone) the inner stream is closed at
@@ -262,42 +264,24 @@ class ChatService:
             return f"Too many images ({count}); at most {self.max_images} per message."
         return None
 
-    def _prepare_images(self, images: Sequence[ImageInput]) -> tuple[list[PreparedImage | None], list[str]]:
-        prepared: list[PreparedImage | None] = []
-        errors: list[str] = []
+    def _prepare_images(self, images: Sequence[ImageInput]) -> list[_PreparedInput]:
+        results = []
         for image in images:
             if image.error:
-                prepared.append(None)
-                errors.append(f"{image.name}: {image.error}")
+                results.append(_PreparedInput(image, None, f"{image.name}: {image.error}"))
                 continue
             try:
-                prepared.append(prepare_image(image.data, max_pixels=self.profile.max_image_pixels,
-                                              max_bytes=self.max_image_bytes))
+                prepared = prepare_image(image.data, max_pixels=self.profile.max_image_pixels,
+                                         max_bytes=self.max_image_bytes)
             except ImageError as exc:
-                prepared.append(None)
-                errors.append(f"{image.name}: {exc}")
-        return prepared, errors
-
-    @staticmethod
-    def _attachments(prepared: Sequence[PreparedImage | None], images: Sequence[ImageInput],
-                     errors: Sequence[str]) -> list[AttachmentIn]:
-        import hashlib
-
-        attachments = []
-        error_iter = iter(errors)
-        for image, raw in zip(prepared, images, strict=True):
-            if image is None:
-                attachments.append(AttachmentIn(sha256=hashlib.sha256(raw.data).hexdigest(), mime="", size=len(raw.data),
-                                                width=0, height=0, data=b"", thumbnail=None, error=next(error_iter)))
-            else:
-                attachments.append(AttachmentIn(sha256=image.original_sha256, mime=image.mime, size=image.original_size,
-                                                width=image.width, height=image.height, data=image.data,
-                                                thumbnail=image.thumbnail))
-        return attachments
+                results.append(_PreparedInput(image, None, f"{image.name}: {exc}"))
+                continue
+            results.append(_PreparedInput(image, prepared, None))
+        return results
 
     async def _build_context(self, session_id: str, max_model_len: int, max_tokens: int) -> ContextResult:
         builder = ContextBuilder(self._count_tokens, max_model_len=max_model_len, max_tokens=max_tokens,
-                                 margin=self.context_margin)
+                                 margin=self.context_margin, image_tokens=self.profile.image_tokens)
         history = await asyncio.to_thread(self.store.messages, session_id)
         return await builder.build(self.system_prompt, to_context_messages(history))
 
@@ -412,6 +396,8 @@ class ChatService:
                                     reasoning=answer.raw_reasoning)
 
     async def _store_rail_events(self, message_id: int, outcomes: Sequence[RailOutcome]) -> None:
+        outcomes = summarise_verdicts(outcomes)
+
         def write() -> None:
             for o in outcomes:
                 self.store.add_rail_event(message_id, stage=o.stage, rail=o.rail, decision=o.decision,
@@ -440,6 +426,25 @@ class ChatService:
     async def _store_answer_error(self, session_id: str, user_id: int, message: str, request: TurnRequest) -> None:
         await asyncio.to_thread(self.store.add_message, session_id, role="assistant", content="", status="error",
                                 mode=request.mode, model=self.served_model, error=message)
+
+
+@dataclass(frozen=True)
+class _PreparedInput:
+    """One image the user sent, and what the image step made of it (or why it refused it)."""
+
+    source: ImageInput
+    image: PreparedImage | None
+    error: str | None
+
+    def attachment(self) -> AttachmentIn:
+        # Stored either way: a refused image is evidence too (its hash, size and the reason).
+        if self.image is None:
+            data = self.source.data
+            return AttachmentIn(sha256=hashlib.sha256(data).hexdigest(), mime="", size=len(data), width=0,
+                                height=0, data=b"", thumbnail=None, error=self.error)
+        image = self.image
+        return AttachmentIn(sha256=image.original_sha256, mime=image.mime, size=image.original_size,
+                            width=image.width, height=image.height, data=image.data, thumbnail=image.thumbnail)
 
 
 @dataclass
@@ -519,6 +524,23 @@ def upstream_error_code(exc: UpstreamError) -> str:
 def _rail_text(request: TurnRequest) -> str:
     """Resent history goes to the model too, so the input rails judge it with the new message."""
     return "\n\n".join([*(content for _, content in request.history), request.text])
+
+
+def summarise_verdicts(outcomes: Sequence[RailOutcome]) -> list[RailOutcome]:
+    """One allow verdict per rail and stage (the chunks of a stream, counted and timed together); every block
+    verdict as it was. Keeps the audit trail readable and the streaming path free of per-chunk writes."""
+    blocks = [o for o in outcomes if o.blocked]
+    allowed: dict[tuple[str, str], list[RailOutcome]] = {}
+    for o in outcomes:
+        if not o.blocked:
+            allowed.setdefault((o.stage, o.rail), []).append(o)
+    summaries = [
+        group[0] if len(group) == 1 else RailOutcome(
+            stage, rail, "allow", f"{len(group)} chunks passed",  # type: ignore[arg-type]
+            sum(o.latency_ms for o in group))
+        for (stage, rail), group in allowed.items()
+    ]
+    return [*summaries, *blocks]
 
 
 def decode_data_url(url: str) -> bytes:

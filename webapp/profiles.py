@@ -26,6 +26,7 @@ class Profile:
     sampling: dict[Mode, dict[str, float]] = field(default_factory=dict)
     images: bool = False
     max_image_pixels: int | None = None
+    image_tokens: int = 576  # prompt tokens one image costs at most, for the context budget
     max_model_len: int | None = None  # passed as --max-model-len when co-launching
     note: str = ""
 
@@ -76,6 +77,7 @@ PROFILES: dict[str, Profile] = {
         },
         images=True,
         max_image_pixels=KIMI_MAX_IMAGE_PIXELS,
+        image_tokens=16384 // 4,  # 16,384 patches, merged 2x2 into tokens
         note="1T-parameter MoE vision-language model; 8 GPUs.",
     ),
     "qwen3": Profile(

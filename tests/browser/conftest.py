@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="module")
 def browser_upstream() -> Iterator[ScriptedUpstream]:
-    server = ScriptedUpstream().start()
+    server = ScriptedUpstream(max_model_len=32768).start()  # Kimi-sized window
     yield server
     server.stop()
 
