@@ -133,14 +133,14 @@ def report(results: dict[str, list[Timing]]) -> float:
 
 
 def with_embedded_vllm(turns: int, max_tokens: int) -> dict[str, list[Timing]]:
-    from tests.scripted_upstream import _free_port
+    from tests.threaded_server import free_port
     from webapp.modelprep import prepare_embedded_model
     from webapp.profiles import get_profile
     from webapp.vllm_server import VLLMServer
 
     model = prepare_embedded_model()
     server = VLLMServer(str(model), get_profile("smollm2-cpu").vllm_serve_args(str(model))[1:],
-                        served_model_name="smollm2", port=_free_port(),
+                        served_model_name="smollm2", port=free_port(),
                         log_path=Path(tempfile.mkdtemp(prefix="railchat-bench-")) / "vllm.log")
     server.start()
     try:

@@ -15,7 +15,6 @@ import glob
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import make_url
+
+from tests.threaded_server import free_port
 
 PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin", *sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True))
 
@@ -36,12 +37,6 @@ def find_pg_bin() -> Path | None:
         if (Path(directory) / "initdb").exists() and (Path(directory) / "pg_ctl").exists():
             return Path(directory)
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class PgCluster:
@@ -69,7 +64,7 @@ class PgCluster:
         self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
                   "-E", "UTF8", "--no-sync")
         for attempt in range(3):
-            self.port = _free_port()
+            self.port = free_port()
             options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
                        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
             try:

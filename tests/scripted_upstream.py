@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
+
+from tests.threaded_server import ThreadedServer, free_port
 
 
 @dataclass
@@ -53,10 +52,9 @@ class ScriptedUpstream:
         self.requests: list[Recorded] = []
         self.tokenize_calls: list[dict[str, Any]] = []
         self.healthy = True
-        self.port = _free_port()
+        self.port = free_port()
         self.app = self._build()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: ThreadedServer | None = None
 
     @property
     def base_url(self) -> str:
@@ -70,22 +68,12 @@ class ScriptedUpstream:
         self.scripts.extend(scripts)
 
     def start(self) -> ScriptedUpstream:
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("scripted upstream did not start")
-            time.sleep(0.02)
+        self._server = ThreadedServer(self.app, port=self.port, lifespan="off").start(timeout_s=10)
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(5)
+            self._server.stop()
 
     # -- the fake server ---------------------------------------------------------------------------------
 
@@ -164,9 +152,3 @@ def _approx_tokens(message: dict[str, Any]) -> int:
     if isinstance(content, list):
         return sum(len(p.get("text", "")) // 4 + (64 if p.get("type") == "image_url" else 0) for p in content) + 4
     return len(str(content)) // 4 + 4
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,12 +14,12 @@ from typing import Any
 import httpx
 import openai
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from PIL import Image
 
 from tests.conftest import RAILS_DIR, TEST_ALLOWLIST, make_service
-from tests.scripted_upstream import Script, ScriptedUpstream, _free_port
+from tests.scripted_upstream import Script, ScriptedUpstream
+from tests.threaded_server import ThreadedServer
 from webapp.chat import ChatService
 from webapp.profiles import get_profile
 from webapp.store import Store
@@ -44,18 +43,6 @@ class Running:
                           headers={"content-type": "application/json", **(headers or {})})
 
 
-def serve(app: FastAPI) -> tuple[str, uvicorn.Server, threading.Thread]:
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "app did not start"
-        time.sleep(0.02)
-    return f"http://127.0.0.1:{port}", server, thread
-
-
 def api_app(tmp: Path, service: ChatService, **settings: Any) -> FastAPI:
     from webapp.app import install_observability_and_api
     from webapp.config import load_settings
@@ -72,10 +59,10 @@ def running(guard, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running
     upstream = ScriptedUpstream(max_model_len=32768).start()  # Kimi-sized: an image may cost 4,096 tokens
     store = Store(f"sqlite:///{tmp / 'api.db'}")
     service = make_service(store, guard, upstream, profile="kimi-k2.5")
-    url, server, thread = serve(api_app(tmp, service))
+    server = ThreadedServer(api_app(tmp, service)).start()
+    url = server.url
     yield Running(url, service, store, upstream)
-    server.should_exit = True
-    thread.join(10)
+    server.stop()
     upstream.stop()
 
 

@@ -16,8 +16,8 @@ import httpcore
 import httpx
 import pytest
 
-from webapp.images import ImageError
 from webapp.imagefetch import MAX_REDIRECTS, PinnedBackend, fetch_image, is_public_address
+from webapp.images import ImageError
 
 PUBLIC_IP = "93.184.215.14"
 IMAGE = b"\x89PNG\r\n\x1a\n" + b"pretend-png" * 10

@@ -12,7 +12,8 @@ from pathlib import Path
 import httpx
 import psutil
 
-from tests.scripted_upstream import ScriptedUpstream, _free_port
+from tests.scripted_upstream import ScriptedUpstream
+from tests.threaded_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -33,7 +34,7 @@ def test_attach_mode_defaults_to_generic_profile() -> None:
 
 
 def test_attach_mode_serves_the_app_and_starts_no_vllm(upstream: ScriptedUpstream, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "RAILCHAT_DATA_DIR": str(tmp_path)}
     proc = subprocess.Popen(
         [sys.executable, "launch.py", "--llm-url", upstream.base_url, "--port", str(port)],

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tests.scripted_upstream import Script
 from webapp.llm import LLMClient, reasoning_of, server_root
 
 

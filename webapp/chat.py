@@ -18,8 +18,8 @@ import hashlib
 import logging
 import re
 import time
-from contextlib import aclosing, nullcontext
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 

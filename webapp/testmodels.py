@@ -103,7 +103,12 @@ def build_tiny_vlm(directory: Path | str | None = None, *, spec: TinyVLMSpec = T
 
 def _write_model(out: Path, spec: TinyVLMSpec) -> None:
     import torch
-    from transformers import AutoTokenizer, Idefics3Config, Idefics3ForConditionalGeneration, Idefics3Processor
+    from transformers import (
+        AutoTokenizer,
+        Idefics3Config,
+        Idefics3ForConditionalGeneration,
+        Idefics3Processor,
+    )
     from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
 
     gguf = find_embedded_gguf()

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
-from tests.scripted_upstream import ScriptedUpstream, _free_port
+from tests.scripted_upstream import ScriptedUpstream
+from tests.threaded_server import ThreadedServer
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -45,18 +43,9 @@ def app_url(browser_upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPat
                              url_allowlist=TEST_ALLOWLIST)
     service = build_service(settings, Upstream(browser_upstream.base_url), served_model=browser_upstream.model,
                             profile=get_profile("kimi-k2.5"))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, service), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "app did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(10)
+    server = ThreadedServer(create_app(settings, service)).start()
+    yield server.url + "/"
+    server.stop()
 
 
 @pytest.fixture(scope="module")

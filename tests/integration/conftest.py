@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.threaded_server import free_port
 from webapp.modelprep import prepare_embedded_model
 from webapp.profiles import get_profile
 from webapp.vllm_server import VLLMServer
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

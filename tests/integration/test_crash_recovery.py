@@ -13,8 +13,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.scripted_upstream import Script, ScriptedUpstream, _free_port
+from tests.scripted_upstream import Script, ScriptedUpstream
 from tests.test_launch import ROOT, _wait_for
+from tests.threaded_server import free_port
 from webapp.store import Store
 
 
@@ -26,7 +27,7 @@ def start_app(upstream: ScriptedUpstream, data_dir: Path, port: int) -> subproce
 
 def test_app_killed_mid_stream_then_restarted_marks_the_answer_interrupted(upstream: ScriptedUpstream,
                                                                           tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     app = start_app(upstream, tmp_path, port)
     _wait_for(f"http://127.0.0.1:{port}/healthz", app)
     upstream.push(Script(answer=["Once upon a time. "], endless=True, delay_s=0.02))

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
-from tests.integration.conftest import free_port
+from tests.threaded_server import free_port
 from webapp.chat import ChatService, ImageInput, TurnDone, TurnRequest
 from webapp.guard import Guard
 from webapp.images import prepare_image

@@ -26,8 +26,8 @@ from typing import Any, cast
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
-    Connection,
     ColumnElement,
+    Connection,
     Engine,
     Row,
     Table,
