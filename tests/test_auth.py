@@ -75,7 +75,7 @@ def test_json_auth_file(tmp_path: Path) -> None:
 def test_access_rules(tmp_path: Path) -> None:
     auth = AuthFile.load(write_auth_file(tmp_path))
     keyed = ApiAccess(auth, open_locally=False)
-    assert keyed.owner(f"Bearer {ALICE_KEY}") == "alice"
+    assert keyed.owner(f"Bearer {ALICE_KEY}") == "user:alice"  # the owner id the UI gives alice too
     for header in (None, "", "Bearer ", f"Basic {ALICE_KEY}", "Bearer rc-wrong"):
         with pytest.raises(AccessDenied) as caught:
             keyed.owner(header)
@@ -83,7 +83,7 @@ def test_access_rules(tmp_path: Path) -> None:
     with pytest.raises(AccessDenied) as caught:
         keyed.owner(f"Bearer {ALICE_KEY}", role="reviewer")
     assert caught.value.status == 403
-    assert keyed.owner(f"Bearer {ROOT_KEY}", role="reviewer") == "root"
+    assert keyed.owner(f"Bearer {ROOT_KEY}", role="reviewer") == "user:root"
     assert ApiAccess(None, open_locally=True).owner(None) == LOCAL_OWNER
     with pytest.raises(AccessDenied):
         ApiAccess(None, open_locally=False).owner(None)
@@ -113,7 +113,7 @@ def test_api_keys_guard_v1_and_metrics_over_http(tmp_path: Path, store, guard, u
         response = client.post("/v1/chat/completions", headers=alice,
                                json={"messages": [{"role": "user", "content": "hi"}]})
         assert response.status_code == 200
-        assert store.get_session(response.headers["x-session-id"]).owner == "alice"
+        assert store.get_session(response.headers["x-session-id"]).owner == "user:alice"
         assert client.get("/metrics", headers=alice).status_code == 403  # chatters do not read metrics
         assert client.get("/metrics", headers={"Authorization": f"Bearer {ROOT_KEY}"}).status_code == 200
 
@@ -126,3 +126,26 @@ def test_api_disabled_without_auth_file_off_loopback(tmp_path: Path, store, guar
         response = client.get("/v1/models")
         assert response.status_code == 403 and response.json()["error"]["code"] == "api_disabled"
         assert client.get("/metrics").status_code == 200  # no auth file: scrapers need no key
+
+
+def test_ui_asks_for_a_login_when_an_auth_file_is_set(tmp_path: Path, store, guard, upstream) -> None:  # noqa: ANN001
+    from tests.conftest import RAILS_DIR, make_service
+    from webapp.app import create_app
+    from webapp.config import load_settings
+
+    settings = load_settings(data_dir=tmp_path, rails=RAILS_DIR, auth_file=write_auth_file(tmp_path))
+    with TestClient(create_app(settings, make_service(store, guard, upstream))) as client:
+        assert client.get("/config").status_code == 401  # the UI's data needs a session
+        assert client.post("/login", data={"username": "alice", "password": "wrong"}).status_code == 400
+        assert client.post("/login", data={"username": "alice", "password": "correct horse"}).status_code == 200
+        assert client.get("/config").status_code == 200
+
+
+def test_ui_is_open_on_loopback_without_an_auth_file(tmp_path: Path, store, guard, upstream) -> None:  # noqa: ANN001
+    from tests.conftest import RAILS_DIR, make_service
+    from webapp.app import create_app
+    from webapp.config import load_settings
+
+    settings = load_settings(data_dir=tmp_path, rails=RAILS_DIR)
+    with TestClient(create_app(settings, make_service(store, guard, upstream))) as client:
+        assert client.get("/config").status_code == 200

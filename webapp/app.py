@@ -6,11 +6,13 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
+from webapp.auth import ApiAccess
 from webapp.chat import ChatService
 from webapp.config import Settings
 from webapp.guard import Guard
@@ -82,19 +84,27 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         }
         return JSONResponse(body, status_code=200 if upstream_ok else 503)
 
-    install_observability_and_api(app, settings, service)
+    access = install_observability_and_api(app, settings, service)
     blocks = ChatUI(service).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     return gr.mount_gradio_app(
-        app, blocks, path="/", allowed_paths=[], show_error=False, ssr_mode=False,
-        max_file_size=settings.max_image_bytes, footer_links=[], css=css,
+        app, blocks, path="/", allowed_paths=[], show_error=False, ssr_mode=False, run_history=False,
+        max_file_size=settings.max_image_bytes, footer_links=[], css=css, auth=ui_login(access),
+        auth_message="railchat: sign in with the account from the auth file.",
     )
 
 
-def install_observability_and_api(app: FastAPI, settings: Settings, service: ChatService) -> None:
+def ui_login(access: ApiAccess) -> Callable[[str, str], bool] | None:
+    """With an auth file the UI asks for a user name and password (same users as the API keys)."""
+    auth_file = access.auth
+    if auth_file is None:
+        return None
+    return lambda name, password: auth_file.check_password(name, password) is not None
+
+
+def install_observability_and_api(app: FastAPI, settings: Settings, service: ChatService) -> ApiAccess:
     """`/v1/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these paths."""
     from webapp import api, metrics
-    from webapp.auth import ApiAccess
     from webapp.logs import RequestIdMiddleware, quiet_content_loggers
 
     access = ApiAccess.from_settings(settings)
@@ -103,3 +113,4 @@ def install_observability_and_api(app: FastAPI, settings: Settings, service: Cha
     api.install(app, service, access)
     app.add_middleware(RequestIdMiddleware)
     quiet_content_loggers()
+    return access

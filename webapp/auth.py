@@ -183,7 +183,7 @@ class ApiAccess:
                                "invalid_api_key")
         if not user.has_role(role):
             raise AccessDenied(403, f"This API key's user needs the {role} role.", "insufficient_role")
-        return user.name
+        return f"user:{user.name}"  # the same owner id the UI gives a signed-in user
 
 
 # ---- command line: make hashes for the file -------------------------------------------------------------------

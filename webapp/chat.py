@@ -410,10 +410,10 @@ class ChatService:
 
     async def _fetch_image_urls(self, urls: Sequence[str]) -> list[ImageInput]:
         fetched = []
-        for url in urls:
+        for number, url in enumerate(urls, start=1):
             if not url.startswith("data:") and not self.guard.url_policy.allows(url):
                 continue  # never contacted; the input rail refuses it by name
-            name = url if len(url) <= 60 else url[:57] + "..."
+            name = f"image {number}" if url.startswith("data:") else url if len(url) <= 60 else url[:57] + "..."
             try:
                 data = decode_data_url(url) if url.startswith("data:") else await fetch_image(
                     url, allows=self.guard.url_policy.allows, max_bytes=self.max_image_bytes, timeout_s=10.0)

@@ -168,18 +168,18 @@ class ChatUI:
                     )
                     retry = gr.Button("↻ Retry last message", elem_id="retry", size="sm")
 
-            def current(st: UIState | None, who: str) -> UIState:
+            def current(st: UIState | None, who: str, request: gr.Request | None = None) -> UIState:
                 st = st if isinstance(st, UIState) else UIState()
-                st.owner = st.owner or who or new_owner_id()
+                st.owner = owner_id(request, st.owner or who)
                 return st
 
-            def on_load(who: str):
-                who = who or new_owner_id()
+            def on_load(who: str, request: gr.Request):
+                who = owner_id(request, who)
                 return who, UIState(owner=who), gr.update(choices=self.session_choices(who), value=None)
 
             async def on_submit(message: dict[str, Any], history: list[Message], st: UIState | None, who: str,
-                                md: str):
-                st = current(st, who)
+                                md: str, request: gr.Request):
+                st = current(st, who, request)
                 files = [f if isinstance(f, str) else f.get("path", "") for f in message.get("files", [])]
                 yield gr.update(value=None, interactive=False), history, st, "", gr.update(), gr.update()
                 async for view in self.turn(message.get("text", "") or "", files, history, st, md):
@@ -187,26 +187,27 @@ class ChatUI:
                 yield (gr.update(value=None, interactive=True), gr.update(), st, gr.update(), gr.update(),
                        gr.update(choices=self.session_choices(st.owner), value=st.session_id))
 
-            async def on_retry(history: list[Message], st: UIState | None, who: str, md: str):
-                st = current(st, who)
+            async def on_retry(history: list[Message], st: UIState | None, who: str, md: str,
+                               request: gr.Request):
+                st = current(st, who, request)
                 if not st.last_text and not st.last_files:
                     yield history, st, notice_html("error", "Nothing to retry yet."), gr.update()
                     return
                 async for view in self.turn(st.last_text, list(st.last_files), history, st, md):
                     yield view.history, st, view.notice, view.meter
 
-            def on_pick(session_id: str | None, st: UIState | None, who: str):
-                st = current(st, who)
+            def on_pick(session_id: str | None, st: UIState | None, who: str, request: gr.Request):
+                st = current(st, who, request)
                 if not session_id or session_id == st.session_id:
                     return gr.update(), st, gr.update()
                 return self.resume(session_id, st), st, ""
 
-            def on_new(st: UIState | None, who: str):
-                st = current(st, who)
+            def on_new(st: UIState | None, who: str, request: gr.Request):
+                st = current(st, who, request)
                 return [], UIState(owner=st.owner), "", "", gr.update(value=None)
 
-            def on_delete(st: UIState | None, who: str):
-                st = current(st, who)
+            def on_delete(st: UIState | None, who: str, request: gr.Request):
+                st = current(st, who, request)
                 deleted = self.delete(st)
                 message = "Chat deleted." if deleted else "Nothing to delete yet."
                 return ([], st, notice_html("info", message), "",
@@ -228,6 +229,14 @@ class ChatUI:
 
 def new_owner_id() -> str:
     return "browser:" + secrets.token_urlsafe(12)
+
+
+def owner_id(request: Any, browser_id: str) -> str:
+    """A signed-in user owns their chats by name; an anonymous visitor by a random id kept in the browser."""
+    username = getattr(request, "username", None) if request is not None else None
+    if username:
+        return f"user:{username}"
+    return browser_id if browser_id.startswith("browser:") else new_owner_id()
 
 
 def read_files(paths: list[str]) -> list[ImageInput]:
