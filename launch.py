@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     settings = settings_from(args, passthrough)
     profile = get_profile(settings.profile_name)
+    if settings.share:
+        say("warning: --share links are not available in this build (and need internet); serving locally only.")
     t0 = time.monotonic()
     server = None
     if settings.attach:

@@ -220,6 +220,7 @@ class ChatUI:
             retry.click(on_retry, [chatbot, state, owner, mode], [chatbot, state, notice, meter])
             sessions.input(on_pick, [sessions, state, owner], [chatbot, state, notice])
             new.click(on_new, [state, owner], [chatbot, state, notice, meter, sessions])
+            chatbot.clear(on_new, [state, owner], [chatbot, state, notice, meter, sessions])  # its bin: a new chat
             delete.click(on_delete, [state, owner], [chatbot, state, notice, meter, sessions])
         return demo
 
