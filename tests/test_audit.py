@@ -161,3 +161,21 @@ def test_any_interleaving_verifies_and_any_edit_is_found(
     tamper(db, update(MESSAGES).where(MESSAGES.c.id == target.id).values(content=target.content + "!"))
     result = verify_session(db, session_id)
     assert (result.ok, result.first_broken_seq) == (False, target.seq)
+
+
+def test_cli_export_then_import_into_another_database(db: Store, url: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    session_id = conversation(db)
+    assert main(["export", "--db", url, "--session", session_id]) == 0
+    exported = capsys.readouterr().out
+    dump = tmp_path / "session.jsonl"
+    dump.write_text(exported)
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    assert main(["import", str(dump), "--db", other]) == 0
+    imported_id = capsys.readouterr().out.strip()
+    copy = Store(other)
+    assert [m.content for m in copy.messages(imported_id)] == [m.content for m in db.messages(session_id)]
+    assert verify_session(copy, imported_id).ok
+    dump.write_text(exported.replace('"content": "', '"content": "forged ', 1))
+    assert main(["import", str(dump), "--db", f"sqlite:///{tmp_path / 'third.db'}"]) == 1
+    assert "import refused" in capsys.readouterr().err

@@ -248,3 +248,23 @@ async def test_an_image_larger_than_the_context_window_is_a_clear_error(store, g
     result = done(events)
     assert result.status == "error" and result.code == "context_too_long"
     assert "limit" in result.message and upstream.requests == []
+
+
+async def test_contrast_normalisation_is_applied_only_when_configured(store, guard, upstream) -> None:  # noqa: ANN001
+    import numpy as np
+
+    grey = np.tile(np.linspace(100, 140, 64, dtype=np.uint8), (48, 1))  # a dull, low-contrast picture
+    buffer = io.BytesIO()
+    Image.fromarray(np.stack([grey] * 3, axis=-1), "RGB").save(buffer, "PNG")
+    picture = ImageInput(buffer.getvalue(), "dull.png")
+
+    def spread() -> int:  # of the newest stored upload's grey levels
+        session = store.list_sessions(owner="alice", limit=1)[0].id
+        stored = Image.open(io.BytesIO(store.messages(session)[0].attachments[0].data)).convert("L")
+        low, high = stored.getextrema()
+        return high - low
+
+    await run(make_service(store, guard, upstream), images=[picture])
+    plain = spread()
+    await run(make_service(store, guard, upstream, image_clahe=True), images=[picture])
+    assert spread() > plain + 10

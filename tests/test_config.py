@@ -31,3 +31,23 @@ def test_default_profile_depends_on_attach_mode() -> None:
 
 def test_default_database_is_sqlite_in_the_data_dir(tmp_path: Path) -> None:
     assert load_settings(data_dir=tmp_path).db_url == f"sqlite:///{tmp_path / 'railchat.db'}"
+
+
+def test_retention_deletes_idle_sessions_at_start(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from webapp.app import Upstream, build_service
+    from webapp.store import Store
+    from webapp.store.store import SESSIONS
+
+    settings = load_settings(data_dir=tmp_path, retention_days=30, rails=Path(__file__).parent.parent / "rails")
+    store = Store(settings.db_url)
+    old = store.create_session(owner="o", client="ui", model="m")
+    fresh = store.create_session(owner="o", client="ui", model="m")
+    with store.engine.begin() as conn:
+        conn.execute(update(SESSIONS).where(SESSIONS.c.id == old)
+                     .values(updated_at=store.get_session(old).updated_at - timedelta(days=31)))
+    build_service(settings, Upstream("http://127.0.0.1:9/v1"), served_model="m")
+    assert store.get_session(old) is None and store.get_session(fresh) is not None

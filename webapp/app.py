@@ -38,6 +38,8 @@ def build_service(settings: Settings, upstream: Upstream, *, served_model: str,
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = Store(settings.db_url)
     store.mark_interrupted()  # answers cut by a crash or kill of the previous run
+    if settings.retention_days is not None:
+        store.purge_older_than(settings.retention_days)
     return ChatService(
         store=store,
         guard=Guard.from_dir(settings.rails, url_allowlist=settings.url_allowlist),
@@ -52,6 +54,7 @@ def build_service(settings: Settings, upstream: Upstream, *, served_model: str,
         max_images=settings.max_images_per_message,
         max_image_bytes=settings.max_image_bytes,
         checkpoint_interval_s=settings.checkpoint_interval_s,
+        image_clahe=settings.image_clahe,
     )
 
 

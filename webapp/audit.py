@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from webapp.store import MessageInfo, Store
 from webapp.store.chain import FINAL_STATUSES, GENESIS, canonical_json, link_hash, sha256_hex
@@ -70,14 +71,16 @@ def _check_links(messages: Sequence[MessageInfo]) -> VerifyResult | None:
     return None
 
 
-def _verify(args: argparse.Namespace) -> int:
+def _open_store(args: argparse.Namespace) -> Store:
     if args.db:
-        url = args.db
-    else:
-        from webapp.config import Settings  # RAILCHAT_DB or the app's default database
+        return Store(args.db)
+    from webapp.config import Settings  # RAILCHAT_DB or the app's default database
 
-        url = Settings().db_url
-    store = Store(url)
+    return Store(Settings().db_url)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    store = _open_store(args)
     try:
         if args.session:
             session_ids = [args.session]
@@ -99,14 +102,44 @@ def _verify(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _export(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    try:
+        if store.get_session(args.session) is None:
+            print(f"no session {args.session}", file=sys.stderr)
+            return 1
+        sys.stdout.write(store.export_jsonl(args.session))
+        return 0
+    finally:
+        store.close()
+
+
+def _import(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text()
+        print(store.import_jsonl(text))
+        return 0
+    except ValueError as exc:  # a tampered or malformed export is refused, with the reason
+        print(f"import refused: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m webapp.audit", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="check the hash chain of one or all sessions")
     verify.add_argument("--session", help="session id (default: every session, deleted ones included)")
-    verify.add_argument("--db", help="SQLAlchemy URL (default: RAILCHAT_DB or the app's default database)")
+    export = commands.add_parser("export", help="write one session as JSON lines to standard output")
+    export.add_argument("--session", required=True)
+    load = commands.add_parser("import", help="read a JSON-lines export (its hash chain is checked); prints the id")
+    load.add_argument("file", help="path, or - for standard input")
+    for command in (verify, export, load):
+        command.add_argument("--db", help="SQLAlchemy URL (default: RAILCHAT_DB or the app's default database)")
     args = parser.parse_args(argv)
-    return _verify(args)
+    return {"verify": _verify, "export": _export, "import": _import}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -159,6 +159,7 @@ class ChatService:
     max_images: int = 4
     max_image_bytes: int = 20 * 2**20
     checkpoint_interval_s: float = 0.5
+    image_clahe: bool = False
     fallback_max_model_len: int = 4096
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
 
@@ -272,7 +273,7 @@ class ChatService:
                 continue
             try:
                 prepared = prepare_image(image.data, max_pixels=self.profile.max_image_pixels,
-                                         max_bytes=self.max_image_bytes)
+                                         max_bytes=self.max_image_bytes, clahe=self.image_clahe)
             except ImageError as exc:
                 results.append(_PreparedInput(image, None, f"{image.name}: {exc}"))
                 continue

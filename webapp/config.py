@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     max_images_per_message: int = 4
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
+    image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default
+    retention_days: int | None = None  # sessions idle longer than this are deleted at start; None keeps all
 
     @field_validator("vllm_args", mode="before")
     @classmethod
