@@ -33,6 +33,7 @@ from webapp.store import AttachmentIn, MessageInfo, Store
 
 if TYPE_CHECKING:
     from webapp.metrics import TurnObserver
+    from webapp.outputfilter import FilterStep, OutputFilter
 
 log = logging.getLogger(__name__)
 
@@ -315,28 +316,18 @@ class ChatService:
                                       extra_body=self.profile.request_extras(request.mode),
                                       max_tokens=max_tokens, result=result)
         try:
-            async for delta in stream:
-                answer.add(delta, started)
-                step = await filt.feed(delta.kind, delta.text)
-                for event in answer.release(step.released):
-                    yield event
-                verdicts += step.events
-                if step.block is not None:
-                    await stream.aclose()  # closes the HTTP stream: vLLM aborts the request
-                    done = await self._blocked(answer_id, answer, step.block, started, verdicts)
-                    yield Retract()
-                    yield done
-                    return
-                await self._maybe_checkpoint(answer_id, answer)
-            step = await filt.flush()
-            for event in answer.release(step.released):
-                yield event
-            verdicts += step.events
-            if step.block is not None:
-                done = await self._blocked(answer_id, answer, step.block, started, verdicts)
-                yield Retract()
-                yield done
-                return
+            async with aclosing(_filtered(stream, filt, answer, started)) as steps:
+                async for step in steps:
+                    for event in answer.release(step.released):
+                        yield event
+                    verdicts += step.events
+                    if step.block is not None:
+                        await stream.aclose()  # closes the HTTP stream: vLLM aborts the request at once
+                        done = await self._blocked(answer_id, answer, step.block, started, verdicts)
+                        yield Retract()
+                        yield done
+                        return
+                    await self._maybe_checkpoint(answer_id, answer)
             status = "complete"
             done = self._done("complete", answer_id, answer, result, started)
         except UpstreamError as exc:
@@ -427,6 +418,15 @@ class ChatService:
     async def _store_answer_error(self, session_id: str, user_id: int, message: str, request: TurnRequest) -> None:
         await asyncio.to_thread(self.store.add_message, session_id, role="assistant", content="", status="error",
                                 mode=request.mode, model=self.served_model, error=message)
+
+
+async def _filtered(stream: AsyncIterator[Delta], filt: OutputFilter, answer: _Transcript,
+                    started: float) -> AsyncIterator[FilterStep]:
+    """The output rails' verdict on every delta as it arrives, then on what was still held back at the end."""
+    async for delta in stream:
+        answer.add(delta, started)
+        yield await filt.feed(delta.kind, delta.text)
+    yield await filt.flush()
 
 
 @dataclass(frozen=True)
