@@ -268,3 +268,31 @@ async def test_contrast_normalisation_is_applied_only_when_configured(store, gua
     plain = spread()
     await run(make_service(store, guard, upstream, image_clahe=True), images=[picture])
     assert spread() > plain + 10
+
+
+async def test_text_only_model_gets_a_description_and_the_user_a_notice(store, guard, upstream) -> None:  # noqa: ANN001
+    from webapp.chat import Notice
+
+    service = make_service(store, guard, upstream, profile="smollm2-cpu")
+    events = await run(service, text="What is this?", images=[ImageInput(png_bytes("red", (64, 32)), "red.png")])
+    assert done(events).status == "complete"
+    assert any(isinstance(e, Notice) and "cannot see images" in e.message for e in events)
+    sent = upstream.chat_bodies[0]["messages"][-1]["content"]
+    assert isinstance(sent, str)  # no image part reaches a text-only model
+    assert sent == "What is this?\n[image 1: 64x32 px, landscape; mostly red]"
+
+
+async def test_a_qr_code_pointing_off_the_allowlist_is_blocked_like_a_typed_link(store, guard, upstream) -> None:  # noqa: ANN001
+    from tests.test_imagedescribe import qr_picture
+
+    service = make_service(store, guard, upstream, profile="smollm2-cpu")
+    events = await run(service, text="Scan this", images=[ImageInput(qr_picture("https://evil.test/pay"), "qr.png")])
+    result = done(events)
+    assert result.status == "blocked" and "evil.test" in result.message
+    assert upstream.requests == []
+
+
+async def test_refusing_images_for_text_only_models_is_a_setting(store, guard, upstream) -> None:  # noqa: ANN001
+    service = make_service(store, guard, upstream, profile="smollm2-cpu", describe_images=False)
+    result = done(await run(service, text="What is this?", images=[ImageInput(png_bytes())]))
+    assert result.code == "images_not_supported" and "cannot see images" in result.message

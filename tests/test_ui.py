@@ -107,3 +107,18 @@ async def test_sessions_are_listed_per_owner_and_deleted_chats_disappear(store, 
     assert ui.delete(alice)
     assert ui.session_choices("browser:alice") == []
     assert len(store.list_sessions(include_deleted=True)) == 2  # kept for audit
+
+
+async def test_text_only_model_shows_an_info_notice_and_still_answers(store, guard, upstream, tmp_path) -> None:  # noqa: ANN001
+    import io
+
+    from PIL import Image
+
+    picture = tmp_path / "blue.png"
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 40), "blue").save(buffer, "PNG")
+    picture.write_bytes(buffer.getvalue())
+    ui = ChatUI(make_service(store, guard, upstream, profile="smollm2-cpu"))
+    views = await turn(ui, "What is it?", UIState(), files=[str(picture)])
+    assert "notice-info" in views[-1].notice and "cannot see images" in views[-1].notice
+    assert views[-1].history[-1] == {"role": "assistant", "content": "Hello there!"}

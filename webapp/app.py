@@ -55,6 +55,7 @@ def build_service(settings: Settings, upstream: Upstream, *, served_model: str,
         max_image_bytes=settings.max_image_bytes,
         checkpoint_interval_s=settings.checkpoint_interval_s,
         image_clahe=settings.image_clahe,
+        describe_images=settings.describe_images,
     )
 
 

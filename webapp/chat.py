@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from webapp.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
 from webapp.guard import Guard, RailOutcome, refusal_message
+from webapp.imagedescribe import describe_image
 from webapp.imagefetch import fetch_image
 from webapp.images import ImageError, PreparedImage, prepare_image
 from webapp.llm import Delta, ImagesNotSupported, LLMClient, StreamResult, UpstreamError, UpstreamUnavailable
@@ -96,6 +97,13 @@ class AnswerDelta:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """Something the user should know that does not stop the turn (e.g. images described, not shown)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class Retract:
     """Everything shown for this answer so far must be taken back (an output rail blocked it)."""
 
@@ -119,7 +127,7 @@ class TurnDone:
     code: str | None = None
 
 
-TurnEvent = SessionReady | ContextInfo | ReasoningDelta | AnswerDelta | Retract | TurnDone
+TurnEvent = SessionReady | ContextInfo | Notice | ReasoningDelta | AnswerDelta | Retract | TurnDone
 
 
 class InputError(ValueError):
@@ -161,6 +169,7 @@ class ChatService:
     max_image_bytes: int = 20 * 2**20
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False
+    describe_images: bool = True  # a text-only model gets a short description of each image instead
     fallback_max_model_len: int = 4096
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
 
@@ -197,15 +206,21 @@ class ChatService:
             yield TurnDone("error", None, problem, kind="error", code="invalid_request")
             return
 
-        # 2. Images are prepared above; refuse them here if the model cannot see images.
+        # 2. Images are prepared above. A model that cannot see them gets a description, or a clear refusal.
+        descriptions: list[str] = []
         if images and not self.profile.images:
-            message = "The served model cannot see images. Send text only, or serve a vision model."
-            await self._store_answer_error(session_id, user_id, message, request)
-            yield TurnDone("error", None, message, kind="error", code="images_not_supported")
-            return
+            if not self.describe_images:
+                message = "The served model cannot see images. Send text only, or serve a vision model."
+                await self._store_answer_error(session_id, user_id, message, request)
+                yield TurnDone("error", None, message, kind="error", code="images_not_supported")
+                return
+            descriptions = [describe_image(p.image.data, f"image {n}").text
+                            for n, p in enumerate(prepared, start=1) if p.image is not None]
+            yield Notice("The served model cannot see images: it was given a short description of each "
+                         "(size, main colours, any QR code's text).")
 
         # 3. Input rails: nothing reaches the model after a block.
-        verdicts = await self.guard.check_input(_rail_text(request), [u for u in request.image_urls
+        verdicts = await self.guard.check_input(_rail_text(request, descriptions), [u for u in request.image_urls
                                                                       if not u.startswith("data:")])
         await self._store_rail_events(user_id, verdicts)
         block = next((v for v in verdicts if v.blocked), None)
@@ -285,7 +300,7 @@ class ChatService:
         builder = ContextBuilder(self._count_tokens, max_model_len=max_model_len, max_tokens=max_tokens,
                                  margin=self.context_margin, image_tokens=self.profile.image_tokens)
         history = await asyncio.to_thread(self.store.messages, session_id)
-        return await builder.build(self.system_prompt, to_context_messages(history))
+        return await builder.build(self.system_prompt, to_context_messages(history, images=self.profile.images))
 
     async def _max_model_len(self) -> int:
         try:
@@ -489,7 +504,7 @@ class _Transcript:
         return events
 
 
-def to_context_messages(history: Sequence[MessageInfo]) -> list[ContextMessage]:
+def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> list[ContextMessage]:
     """Stored messages -> what the model may see: answered turns and the newest message, no reasoning.
 
     A turn whose answer failed, was blocked or interrupted is not sent again; neither is a rejected message.
@@ -500,7 +515,8 @@ def to_context_messages(history: Sequence[MessageInfo]) -> list[ContextMessage]:
         if message.role == "user" and message.status == "complete":
             answered = following is not None and following.role == "assistant" and following.status == "complete"
             if answered or following is None:
-                usable.append(ContextMessage(message.id, "user", _user_content(message), _has_images(message)))
+                content = _user_content(message) if images else _described_content(message)
+                usable.append(ContextMessage(message.id, "user", content, images and _has_images(message)))
         elif message.role == "assistant" and message.status == "complete" and usable and usable[-1].role == "user":
             if usable[-1].message_id == history[index - 1].id:
                 usable.append(ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content),
@@ -522,9 +538,9 @@ def upstream_error_code(exc: UpstreamError) -> str:
     return "upstream_error"
 
 
-def _rail_text(request: TurnRequest) -> str:
-    """Resent history goes to the model too, so the input rails judge it with the new message."""
-    return "\n\n".join([*(content for _, content in request.history), request.text])
+def _rail_text(request: TurnRequest, descriptions: Sequence[str] = ()) -> str:
+    """Everything the model will read: resent history, the new message, and image descriptions (QR text!)."""
+    return "\n\n".join([*(content for _, content in request.history), request.text, *descriptions])
 
 
 def summarise_verdicts(outcomes: Sequence[RailOutcome]) -> list[RailOutcome]:
@@ -573,6 +589,13 @@ def _user_content(message: MessageInfo) -> str | list[dict[str, Any]]:
     if text:
         parts.append({"type": "text", "text": text})
     return parts
+
+
+def _described_content(message: MessageInfo) -> str:
+    """For a text-only model: the text, then a description of each image the user attached."""
+    usable = [a for a in message.attachments if a.data and not a.error]
+    descriptions = [describe_image(a.data, f"image {n}").text for n, a in enumerate(usable, start=1)]
+    return "\n".join([neutralise_special_tokens(message.content), *descriptions]).strip()
 
 
 def _data_url(mime: str, data: bytes) -> str:

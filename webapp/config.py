@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default
+    describe_images: bool = True  # text-only models get a short description of each image (else: refused)
     retention_days: int | None = None  # sessions idle longer than this are deleted at start; None keeps all
 
     @field_validator("vllm_args", mode="before")

@@ -20,6 +20,7 @@ from webapp.chat import (
     ContextInfo,
     ImageInput,
     InputError,
+    Notice,
     ReasoningDelta,
     Retract,
     SessionReady,
@@ -74,6 +75,7 @@ class ChatUI:
             mode=self._mode(mode),
         )
         meter = ""
+        banner = ""  # a non-fatal notice shown above the chat for the rest of the turn
         thought: Message | None = None
         answer: Message | None = None
         try:
@@ -82,6 +84,8 @@ class ChatUI:
                     state.session_id = event.session_id
                 elif isinstance(event, ContextInfo):
                     meter = context_meter(event)
+                elif isinstance(event, Notice):
+                    banner = notice_html("info", event.message)
                 elif isinstance(event, ReasoningDelta):
                     if thought is None:
                         thought = thinking_message()
@@ -98,9 +102,9 @@ class ChatUI:
                 elif isinstance(event, TurnDone):
                     close_thinking(thought, event)
                     history.append(done_message(event)) if event.status != "complete" else None
-                    yield TurnView(history, notice_for(event), meter)
+                    yield TurnView(history, notice_for(event) or banner, meter)
                     return
-                yield TurnView(history, "", meter)
+                yield TurnView(history, banner, meter)
         except InputError as exc:
             history.append(notice_message("error", str(exc)))
             yield TurnView(history, notice_html("error", str(exc)), meter)
@@ -163,7 +167,7 @@ class ChatUI:
                     box = gr.MultimodalTextbox(
                         elem_id="input", file_types=IMAGE_SUFFIXES, file_count="multiple", sources=["upload"],
                         placeholder="Type a message, or paste / drop images" if profile.images
-                        else "Type a message (the served model is text-only: it cannot see images)",
+                        else "Type a message (the model is text-only: images are described to it, not shown)",
                         stop_btn=True, submit_btn=True, show_label=False,
                     )
                     retry = gr.Button("↻ Retry last message", elem_id="retry", size="sm")
