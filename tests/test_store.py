@@ -279,3 +279,11 @@ def test_import_refuses_a_tampered_export(db: Store) -> None:
         db.import_jsonl(tampered)
     with pytest.raises(StoreError):
         db.import_jsonl('{"type": "something else"}\n')
+
+
+def test_session_ids_never_look_like_command_line_options() -> None:
+    from webapp.store.store import new_session_id
+
+    ids = [new_session_id() for _ in range(5000)]
+    assert not any(i.startswith("-") for i in ids)
+    assert len(set(ids)) == len(ids) and all(len(i) >= 20 for i in ids)

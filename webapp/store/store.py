@@ -168,6 +168,13 @@ def upgrade(engine: Engine) -> None:
             command.upgrade(config, "head")
 
 
+def new_session_id() -> str:
+    """A random, URL-safe id that never starts with "-" (command lines would read it as an option)."""
+    while (candidate := secrets.token_urlsafe(16)).startswith("-"):
+        pass
+    return candidate
+
+
 class Store:
     def __init__(self, url: str) -> None:
         self.url = normalize_url(url)
@@ -204,7 +211,7 @@ class Store:
     def create_session(self, *, owner: str, client: Client, model: str, title: str | None = None) -> str:
         if client not in CLIENTS:
             raise StoreError(f"unknown client {client!r}")
-        session_id = secrets.token_urlsafe(16)
+        session_id = new_session_id()
         now = _now()
         with self._write() as conn:
             conn.execute(
@@ -480,7 +487,7 @@ class Store:
             session_id = head["id"]
             taken = conn.execute(select(SESSIONS.c.id).where(SESSIONS.c.id == session_id)).first()
             if taken is not None:
-                session_id = secrets.token_urlsafe(16)
+                session_id = new_session_id()
             conn.execute(
                 insert(SESSIONS).values(
                     id=session_id, owner=head["owner"], client=head["client"], title=head["title"],
