@@ -340,3 +340,19 @@ async def test_pinned_backend_tries_vetted_addresses_in_order_and_nothing_else()
     with pytest.raises(httpcore.ConnectError):
         await backend.connect_tcp("other.example.com", 443)
     assert len(network.connects) == 2
+
+
+def test_data_urls_decode_and_bad_ones_are_clear_errors() -> None:
+    from webapp.imagefetch import decode_data_url
+    from webapp.images import ImageError
+
+    assert decode_data_url("data:image/png;base64,aGVsbG8=") == b"hello"
+    for url, code in [("data:text/html;base64,aGVsbG8=", "unsupported_image"),
+                      ("data:image/png,raw", "unsupported_image"),
+                      ("data:image/png;base64,@@@", "broken_image")]:
+        try:
+            decode_data_url(url)
+        except ImageError as exc:
+            assert exc.code == code
+        else:
+            raise AssertionError(url)

@@ -16,21 +16,21 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from webapp.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
+from webapp.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.guard import Guard, RailOutcome, refusal_message
 from webapp.imagedescribe import describe_image
-from webapp.imagefetch import fetch_image
+from webapp.imagefetch import decode_data_url, fetch_image
 from webapp.images import ImageError, PreparedImage, prepare_image
 from webapp.llm import Delta, ImagesNotSupported, LLMClient, StreamResult, UpstreamError, UpstreamUnavailable
 from webapp.profiles import Mode, Profile
-from webapp.store import AttachmentIn, MessageInfo, Store
+from webapp.prompt import to_context_messages
+from webapp.store import AttachmentIn, Store
 
 if TYPE_CHECKING:
     from webapp.metrics import TurnObserver
@@ -139,19 +139,6 @@ class InputError(ValueError):
 
 
 # ---- the pipeline --------------------------------------------------------------------------------------
-
-# Chat templates are rendered over raw text, so a user typing `<|im_end|>` would inject real control
-# tokens. A zero-width space inside such markers keeps the text readable but not parseable as a token.
-_SPECIAL_TOKEN = re.compile(
-    r"<(?=\|[^<>\s]{1,40}\|>)|<(?=｜[^<>\s]{1,40}｜>)|<(?=/?(?:s|image|fake_token_around_image|end_of_utterance"
-    r"|global-img|row_\d+_col_\d+)>)|\[(?=/?INST\])"
-)
-_ZWSP = "\u200b"
-
-
-def neutralise_special_tokens(text: str) -> str:
-    return _SPECIAL_TOKEN.sub(lambda m: m.group(0) + _ZWSP, text)
-
 
 @dataclass
 class ChatService:
@@ -504,26 +491,6 @@ class _Transcript:
         return events
 
 
-def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> list[ContextMessage]:
-    """Stored messages -> what the model may see: answered turns and the newest message, no reasoning.
-
-    A turn whose answer failed, was blocked or interrupted is not sent again; neither is a rejected message.
-    """
-    usable: list[ContextMessage] = []
-    for index, message in enumerate(history):
-        following = history[index + 1] if index + 1 < len(history) else None
-        if message.role == "user" and message.status == "complete":
-            answered = following is not None and following.role == "assistant" and following.status == "complete"
-            if answered or following is None:
-                content = _user_content(message) if images else _described_content(message)
-                usable.append(ContextMessage(message.id, "user", content, images and _has_images(message)))
-        elif message.role == "assistant" and message.status == "complete" and usable and usable[-1].role == "user":
-            if usable[-1].message_id == history[index - 1].id:
-                usable.append(ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content),
-                                             False))
-    return usable
-
-
 def _ignore(event: TurnEvent) -> None:
     pass
 
@@ -560,45 +527,4 @@ def summarise_verdicts(outcomes: Sequence[RailOutcome]) -> list[RailOutcome]:
     return [*summaries, *blocks]
 
 
-def decode_data_url(url: str) -> bytes:
-    """`data:image/png;base64,...` -> bytes. The image step still verifies the content itself."""
-    import base64
-    import binascii
 
-    header, _, payload = url.partition(",")
-    if not header.startswith("data:image/") or ";base64" not in header:
-        raise ImageError("unsupported_image", "Only base64 data URLs of images (PNG, JPEG, WebP, GIF) are accepted.")
-    try:
-        return base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
-        raise ImageError("broken_image", "The image data URL is not valid base64.") from None
-
-
-def _has_images(message: MessageInfo) -> bool:
-    return any(a.data and not a.error for a in message.attachments)
-
-
-def _user_content(message: MessageInfo) -> str | list[dict[str, Any]]:
-    text = neutralise_special_tokens(message.content)
-    images = [a for a in message.attachments if a.data and not a.error]
-    if not images:
-        return text
-    parts: list[dict[str, Any]] = [
-        {"type": "image_url", "image_url": {"url": _data_url(a.mime, a.data)}} for a in images
-    ]
-    if text:
-        parts.append({"type": "text", "text": text})
-    return parts
-
-
-def _described_content(message: MessageInfo) -> str:
-    """For a text-only model: the text, then a description of each image the user attached."""
-    usable = [a for a in message.attachments if a.data and not a.error]
-    descriptions = [describe_image(a.data, f"image {n}").text for n, a in enumerate(usable, start=1)]
-    return "\n".join([neutralise_special_tokens(message.content), *descriptions]).strip()
-
-
-def _data_url(mime: str, data: bytes) -> str:
-    import base64
-
-    return f"data:{mime};base64,{base64.b64encode(data).decode()}"

@@ -19,6 +19,8 @@ httpx 0.28); tests/test_imagefetch.py fails if that wiring stops taking effect.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import inspect
 import ipaddress
 import re
@@ -250,3 +252,14 @@ def pinned_transport(pins: Mapping[str, Sequence[str]], inner: httpcore.AsyncNet
         http2=False,
     )
     return transport
+
+
+def decode_data_url(url: str) -> bytes:
+    """`data:image/png;base64,...` -> bytes. The image step still verifies the content itself."""
+    header, _, payload = url.partition(",")
+    if not header.startswith("data:image/") or ";base64" not in header:
+        raise ImageError("unsupported_image", "Only base64 data URLs of images (PNG, JPEG, WebP, GIF) are accepted.")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise ImageError("broken_image", "The image data URL is not valid base64.") from None
