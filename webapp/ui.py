@@ -220,7 +220,12 @@ class ChatUI:
             demo.load(on_load, [owner], [owner, state, sessions])
             submit = box.submit(on_submit, [box, chatbot, state, owner, mode],
                                 [box, chatbot, state, notice, meter, sessions])
-            box.stop(lambda: gr.update(interactive=True), None, [box], cancels=[submit])
+            def on_stop(st: UIState | None, who: str, request: gr.Request):
+                st = current(st, who, request)
+                return (gr.update(interactive=True), notice_html("stopped", "Stopped. What was shown is kept."),
+                        gr.update(choices=self.session_choices(st.owner), value=st.session_id))
+
+            box.stop(on_stop, [state, owner], [box, notice, sessions], cancels=[submit])
             retry.click(on_retry, [chatbot, state, owner, mode], [chatbot, state, notice, meter])
             sessions.input(on_pick, [sessions, state, owner], [chatbot, state, notice])
             new.click(on_new, [state, owner], [chatbot, state, notice, meter, sessions])

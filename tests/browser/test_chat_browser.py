@@ -85,3 +85,16 @@ def test_chats_survive_a_reload_and_can_be_resumed(page, browser_upstream) -> No
     page.wait_for_timeout(800)
     assert "Remembered answer." in page.inner_text("#chatbot")
     shot(page, "resumed")
+
+
+def test_stop_button_cancels_the_answer_and_frees_the_input(page, browser_upstream) -> None:  # noqa: ANN001
+    browser_upstream.push(Script(answer=["Counting: "], endless=True, delay_s=0.05))
+    send(page, "Count forever")
+    page.wait_for_function("() => document.querySelector('#chatbot').innerText.includes('more')", timeout=15_000)
+    page.locator("#input .stop-button, #input button[aria-label='Stop']").first.click()
+    wait_idle(page, timeout_ms=10_000)
+    record = browser_upstream.requests[-1]
+    page.wait_for_timeout(500)
+    assert record.disconnected is not None, "the model kept generating after Stop"
+    assert "Stopped" in page.inner_text("#notice")
+    shot(page, "stopped")
