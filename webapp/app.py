@@ -89,7 +89,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         return JSONResponse(body, status_code=200 if upstream_ok else 503)
 
     access = install_observability_and_api(app, settings, service)
-    blocks = ChatUI(service).build()
+    blocks = ChatUI(service, concurrency=settings.concurrent_turns, queue_size=settings.queue_size).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     return gr.mount_gradio_app(
         app, blocks, path="/", allowed_paths=[], show_error=False, ssr_mode=False, run_history=False,

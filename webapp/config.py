@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     auth_file: Path | None = None
     share: bool = False
     demo: bool = False
+    concurrent_turns: int = 16  # chat turns the UI streams at once; more wait in its queue
+    queue_size: int = 64  # turns that may wait; beyond that a visitor is told the app is busy
 
     system_prompt: str = "You are a helpful assistant."
     max_tokens: int = 1024

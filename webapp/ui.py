@@ -58,9 +58,13 @@ class TurnView:
 
 
 class ChatUI:
-    def __init__(self, service: ChatService, *, title: str = "railchat") -> None:
+    def __init__(self, service: ChatService, *, title: str = "railchat", concurrency: int = 16,
+                 queue_size: int = 64) -> None:
         self.service = service
         self.title = title
+        # Gradio runs one event at a time by default: one chatter would make everyone else wait.
+        self.concurrency = concurrency
+        self.queue_size = queue_size
 
     # -- handlers (no Gradio types in or out, so tests can call them directly) ---------------------------
 
@@ -231,6 +235,7 @@ class ChatUI:
             new.click(on_new, [state, owner], [chatbot, state, notice, meter, sessions])
             chatbot.clear(on_new, [state, owner], [chatbot, state, notice, meter, sessions])  # its bin: a new chat
             delete.click(on_delete, [state, owner], [chatbot, state, notice, meter, sessions])
+        demo.queue(default_concurrency_limit=self.concurrency, max_size=self.queue_size, api_open=False)
         return demo
 
 

@@ -98,3 +98,23 @@ def test_stop_button_cancels_the_answer_and_frees_the_input(page, browser_upstre
     assert record.disconnected is not None, "the model kept generating after Stop"
     assert "Stopped" in page.inner_text("#notice")
     shot(page, "stopped")
+
+
+def test_two_chatters_stream_at_the_same_time(browser, app_url, browser_upstream) -> None:  # noqa: ANN001
+    pages = []
+    for _ in range(2):
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(app_url)
+        page.wait_for_selector("#input textarea", timeout=30_000)
+        pages.append(page)
+    before = len(browser_upstream.requests)
+    browser_upstream.push(*[Script(answer=["Slow answer. "] * 40, delay_s=0.05) for _ in range(2)])
+    for page in pages:
+        send(page, "Tell me something slowly")
+    pages[0].wait_for_timeout(1500)
+    running = [r for r in browser_upstream.requests[before:] if r.disconnected is None]
+    assert len(running) == 2, "the second chatter waited for the first"
+    for page in pages:
+        wait_idle(page)
+        page.context.close()
