@@ -67,13 +67,13 @@ def colaunch(settings: Settings, profile: Profile):  # -> VLLMServer
 
     model = settings.model or profile.model
     args = profile.vllm_serve_args(model, settings.tensor_parallel_size)[1:] + settings.vllm_args
-    if not has_nvidia_gpu():
-        if profile.name == "smollm2-cpu" and not settings.model:
-            from webapp.modelprep import prepare_embedded_model
+    if profile.name == "smollm2-cpu" and not settings.model:
+        # The embedded default, on any machine: it comes from a PyPI wheel, never from a model hub.
+        from webapp.modelprep import prepare_embedded_model
 
-            model = str(prepare_embedded_model(progress=say))
-        elif profile.tensor_parallel_size > 1:
-            say(f"warning: profile {profile.name} expects {profile.tensor_parallel_size} GPUs and none is visible.")
+        model = str(prepare_embedded_model(progress=say))
+    elif profile.tensor_parallel_size > 1 and not has_nvidia_gpu():
+        say(f"warning: profile {profile.name} expects {profile.tensor_parallel_size} GPUs and none is visible.")
     served_name = Path(model).name if Path(model).exists() else model
     server = VLLMServer(model, args, served_model_name=served_name, port=settings.vllm_port,
                         log_path=settings.data_dir / "logs" / "vllm.log")
