@@ -72,3 +72,19 @@ async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService,
     vllm.end_supervision()
     watcher.join(5)
     assert not watcher.is_alive()
+
+
+def test_the_grafana_dashboard_names_metrics_this_vllm_exports(vllm) -> None:  # noqa: ANN001
+    import json
+    import re
+    from pathlib import Path
+
+    import httpx
+
+    dashboard = json.loads((Path(__file__).resolve().parents[2] / "assets" / "grafana-dashboard.json").read_text())
+    wanted = {name for panel in dashboard["panels"] for target in panel["targets"]
+              for name in re.findall(r"\b(vllm:[a-z_]+)", target["expr"])}
+    exported = httpx.get(f"{vllm.root_url}/metrics", timeout=10).text
+    older_names = {"vllm:gpu_cache_usage_perc"}  # the dashboard falls back to it for vLLM before 0.10
+    missing = {name for name in wanted - older_names if not re.search(rf"^{re.escape(name)}[{{ ]", exported, re.M)}
+    assert wanted and not missing, missing
