@@ -81,6 +81,7 @@ class ChatUI:
         meter = ""
         banner = ""  # a non-fatal notice shown above the chat for the rest of the turn
         thought: Message | None = None
+        thinking_since = time.monotonic()
         answer: Message | None = None
         try:
             async for event in self.service.run_turn(request):
@@ -92,7 +93,7 @@ class ChatUI:
                     banner = notice_html("info", event.message)
                 elif isinstance(event, ReasoningDelta):
                     if thought is None:
-                        thought = thinking_message()
+                        thought, thinking_since = thinking_message(), time.monotonic()
                         history.append(thought)
                     thought["content"] += event.text
                 elif isinstance(event, AnswerDelta):
@@ -104,8 +105,9 @@ class ChatUI:
                     history = [m for m in history if m is not thought and m is not answer]
                     thought = answer = None
                 elif isinstance(event, TurnDone):
-                    close_thinking(thought, event)
-                    history.append(done_message(event)) if event.status != "complete" else None
+                    close_thinking(thought, event, thinking_since)
+                    if event.status != "complete":
+                        history.append(done_message(event))
                     yield TurnView(history, notice_for(event) or banner, meter)
                     return
                 yield TurnView(history, banner, meter)
@@ -278,15 +280,14 @@ def thinking_message() -> Message:
         "role": "assistant",
         "content": "",
         "metadata": {"title": "Thinking…", "status": "pending", "id": "thinking-" + secrets.token_hex(4)},
-        "_started": time.monotonic(),
     }
 
 
-def close_thinking(thought: Message | None, done: TurnDone) -> None:
+def close_thinking(thought: Message | None, done: TurnDone, since: float) -> None:
+    """Collapse the reasoning panel and title it with how long the model thought."""
     if thought is None:
         return
-    seconds = done.reasoning_s if done.reasoning_s is not None else time.monotonic() - thought.pop("_started", 0)
-    thought.pop("_started", None)
+    seconds = done.reasoning_s if done.reasoning_s is not None else time.monotonic() - since
     title = f"Thought for {seconds:.1f} s" if seconds < 10 else f"Thought for {seconds:.0f} s"
     thought["metadata"] = {**thought["metadata"], "title": title, "status": "done", "duration": round(seconds, 1)}
 
