@@ -51,3 +51,13 @@ def test_retention_deletes_idle_sessions_at_start(tmp_path: Path) -> None:
                      .values(updated_at=store.get_session(old).updated_at - timedelta(days=31)))
     build_service(settings, Upstream("http://127.0.0.1:9/v1"), served_model="m")
     assert store.get_session(old) is None and store.get_session(fresh) is not None
+
+
+def test_browser_state_key_is_made_once_and_private(tmp_path: Path) -> None:
+    import stat
+
+    from webapp.app import browser_state_secret
+
+    first = browser_state_secret(tmp_path)
+    assert first == browser_state_secret(tmp_path) and len(first) >= 40
+    assert stat.S_IMODE((tmp_path / "browser-state.key").stat().st_mode) == 0o600

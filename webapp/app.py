@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +69,17 @@ def private_gradio_tempdir(settings: Settings) -> Path:
     return folder
 
 
+def browser_state_secret(data_dir: Path) -> str:
+    """A random key made once per data folder (mode 0600), so browsers' stored ids survive restarts."""
+    path = data_dir / "browser-state.key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()
+
+
 def create_app(settings: Settings, service: ChatService) -> FastAPI:
     import gradio as gr
 
@@ -89,7 +101,8 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         return JSONResponse(body, status_code=200 if upstream_ok else 503)
 
     access = install_observability_and_api(app, settings, service)
-    blocks = ChatUI(service, concurrency=settings.concurrent_turns, queue_size=settings.queue_size).build()
+    blocks = ChatUI(service, concurrency=settings.concurrent_turns, queue_size=settings.queue_size,
+                    browser_secret=browser_state_secret(settings.data_dir)).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     return gr.mount_gradio_app(
         app, blocks, path="/", allowed_paths=[], show_error=False, ssr_mode=False, run_history=False,

@@ -59,9 +59,11 @@ class TurnView:
 
 class ChatUI:
     def __init__(self, service: ChatService, *, title: str = "railchat", concurrency: int = 16,
-                 queue_size: int = 64) -> None:
+                 queue_size: int = 64, browser_secret: str | None = None) -> None:
         self.service = service
         self.title = title
+        # Encrypts the owner id kept in each browser; stable across restarts so visitors keep their chats.
+        self.browser_secret = browser_secret
         # Gradio runs one event at a time by default: one chatter would make everyone else wait.
         self.concurrency = concurrency
         self.queue_size = queue_size
@@ -148,7 +150,7 @@ class ChatUI:
             state = gr.State(None)
             # An anonymous owner id per browser (localStorage), so a visitor finds their chats again
             # after a reload and never sees anyone else's.
-            owner = gr.BrowserState("", storage_key="railchat-owner")
+            owner = gr.BrowserState("", storage_key="railchat-owner", secret=self.browser_secret)
             gr.HTML(header_html(self.title, self.service.served_model, profile.name))
             with gr.Row():
                 with gr.Column(scale=1, min_width=220, elem_id="sidebar"):

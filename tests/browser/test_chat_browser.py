@@ -118,3 +118,39 @@ def test_two_chatters_stream_at_the_same_time(browser, app_url, browser_upstream
     for page in pages:
         wait_idle(page)
         page.context.close()
+
+
+def test_a_visitor_finds_their_chats_after_the_app_restarts(browser, browser_upstream, tmp_path) -> None:  # noqa: ANN001
+    from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
+    from tests.threaded_server import ThreadedServer, free_port
+    from webapp.app import Upstream, build_service, create_app
+    from webapp.config import load_settings
+
+    settings = load_settings(data_dir=tmp_path, llm_url=browser_upstream.base_url, rails=RAILS_DIR,
+                             url_allowlist=TEST_ALLOWLIST)
+    port = free_port()
+
+    def start() -> ThreadedServer:
+        service = build_service(settings, Upstream(browser_upstream.base_url), served_model=browser_upstream.model)
+        return ThreadedServer(create_app(settings, service), port=port).start()
+
+    context = browser.new_context()
+    page = context.new_page()
+    server = start()
+    page.goto(server.url)
+    page.wait_for_selector("#input textarea", timeout=30_000)
+    browser_upstream.push(Script(answer=["Kept."]))
+    send(page, "Before the restart")
+    wait_idle(page)
+    server.stop()
+    server = start()
+    try:
+        page.reload()
+        page.wait_for_selector("#input textarea", timeout=30_000)
+        page.click("#sessions input")
+        page.get_by_role("option", name="Before the restart").first.click()
+        page.wait_for_timeout(800)
+        assert "Kept." in page.inner_text("#chatbot")
+    finally:
+        context.close()
+        server.stop()
