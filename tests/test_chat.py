@@ -290,3 +290,17 @@ async def test_refusing_images_for_text_only_models_is_a_setting(store, guard, u
     service = make_service(store, guard, upstream, profile="smollm2-cpu", describe_images=False)
     result = done(await run(service, text="What is this?", images=[ImageInput(png_bytes())]))
     assert result.code == "images_not_supported" and "cannot see images" in result.message
+
+
+async def test_an_error_event_from_the_upstream_mid_stream_is_an_error(service, upstream, store) -> None:  # noqa: ANN001
+    upstream.push(Script(answer=["part one. ", "part two. ", "never"], error_event_after=2))
+    events = await run(service)
+    result = done(events)
+    assert result.status == "error" and result.finish_reason != "stop"
+    assert store.messages(events[0].session_id)[-1].status == "error"
+
+
+async def test_a_stream_that_ends_without_a_finish_reason_is_not_complete(service, upstream, store) -> None:  # noqa: ANN001
+    upstream.push(Script(answer=["cut ", "off "], finish_reason=""))
+    events = await run(service)
+    assert done(events).status != "complete"

@@ -166,6 +166,9 @@ class LLMClient:
                         yield Delta("answer", choice.delta.content)
                     if choice.finish_reason:
                         result.finish_reason = choice.finish_reason
+            if result.finish_reason is None:
+                # Every complete OpenAI stream names why it ended; without that the reply was cut somewhere.
+                raise UpstreamError("The model server ended the reply before finishing it.")
         except (openai.APIConnectionError, httpx.TransportError) as exc:
             raise UpstreamUnavailable("The model server stopped answering in the middle of the reply.") from exc
         except openai.APIError as exc:
