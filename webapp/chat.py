@@ -17,7 +17,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -34,7 +34,7 @@ from webapp.store import AttachmentIn, Store
 
 if TYPE_CHECKING:
     from webapp.metrics import TurnObserver
-    from webapp.outputfilter import FilterStep, OutputFilter
+    from webapp.outputfilter import Channel, FilterStep, OutputFilter
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class ChatService:
     fallback_max_model_len: int = 4096
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
 
-    async def run_turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
+    async def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         observing = self.observer.turn(request.client) if self.observer else nullcontext(_ignore)
         with observing as observe:
             async with aclosing(self._turn(request)) as events:
@@ -168,7 +168,7 @@ class ChatService:
                     observe(event)
                     yield event
 
-    async def _turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
+    async def _turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         session_id = await self._session_for(request)
         # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
         # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
@@ -299,7 +299,7 @@ class ChatService:
         return await self.llm.count_tokens(self.served_model, messages)
 
     async def _stream_answer(self, session_id: str, request: TurnRequest, context: ContextResult,
-                             max_tokens: int) -> AsyncIterator[TurnEvent]:
+                             max_tokens: int) -> AsyncGenerator[TurnEvent, None]:
         sampling = self.profile.sampling_for(request.mode, request.sampling)
         answer_id = await asyncio.to_thread(
             self.store.add_message, session_id, role="assistant", content="", status="streaming",
@@ -423,7 +423,7 @@ class ChatService:
 
 
 async def _filtered(stream: AsyncIterator[Delta], filt: OutputFilter, answer: _Transcript,
-                    started: float) -> AsyncIterator[FilterStep]:
+                    started: float) -> AsyncGenerator[FilterStep, None]:
     """The output rails' verdict on every delta as it arrives, then on what was still held back at the end."""
     async for delta in stream:
         answer.add(delta, started)
@@ -480,7 +480,7 @@ class _Transcript:
             return None
         return self.reasoning_ended - self.reasoning_started
 
-    def release(self, released: dict[str, str]) -> list[TurnEvent]:
+    def release(self, released: Mapping[Channel, str]) -> list[TurnEvent]:
         events: list[TurnEvent] = []
         if released.get("reasoning"):
             self.shown_reasoning += released["reasoning"]

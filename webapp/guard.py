@@ -162,7 +162,7 @@ class Guard:
 
     async def check_input(self, text: str, image_urls: Sequence[str] = ()) -> list[RailOutcome]:
         """One outcome per rail that ran; NeMo stops at the first block, which is what the chatter sees."""
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"role": "context", "content": {"image_urls": list(image_urls)}},
             {"role": "user", "content": text},
         ]
@@ -170,7 +170,7 @@ class Guard:
 
     async def check_output(self, answer: str, reasoning: str = "", user_text: str = "") -> list[RailOutcome]:
         """The whole-answer check through NeMo (OutputFilter.flush calls this)."""
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"role": "context", "content": {"bot_reasoning": reasoning}},
             {"role": "user", "content": user_text},
             {"role": "assistant", "content": answer},

@@ -30,7 +30,7 @@ try:
     import pillow_heif
 
     pillow_heif.register_heif_opener()
-    HEIF_SUPPORTED: Final = True
+    HEIF_SUPPORTED = True
 except ImportError:  # pragma: no cover - depends on the environment
     HEIF_SUPPORTED = False
 

@@ -6,7 +6,7 @@ vLLM's extensions (`reasoning` / `reasoning_content` deltas, `/tokenize` in chat
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -134,7 +134,7 @@ class LLMClient:
         extra_body: dict[str, Any],
         max_tokens: int,
         result: StreamResult,
-    ) -> AsyncIterator[Delta]:
+    ) -> AsyncGenerator[Delta, None]:
         """Yield reasoning and answer deltas. Closing the iterator closes the HTTP stream (cancels upstream)."""
         standard = {k: v for k, v in sampling.items() if k in OPENAI_SAMPLING}
         # vLLM's own sampling keys (top_k, min_p, repetition_penalty...) travel in the request body.
