@@ -34,8 +34,12 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     if "--" in argv:
         cut = argv.index("--")
         argv, passthrough = argv[:cut], argv[cut + 1:]
+    return build_parser().parse_args(argv), passthrough
+
+
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="launch.py", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--profile", choices=sorted(PROFILES), help="model profile (default: smollm2-cpu on CPU, "
+    p.add_argument("--profile", choices=sorted(PROFILES), help="model profile (default: smollm2-cpu, the embedded model; "
                    "generic when attaching)")
     p.add_argument("--model", help="model id or path; overrides the profile's model")
     p.add_argument("--tensor-parallel-size", type=int)
@@ -52,7 +56,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--demo", action="store_true", default=None)
     p.add_argument("--config", type=Path, help="TOML settings file")
     p.add_argument("--data-dir", type=Path)
-    return p.parse_args(argv), passthrough
+    return p
 
 
 def settings_from(args: argparse.Namespace, passthrough: list[str]) -> Settings:
