@@ -117,7 +117,7 @@ class GuardSettings:
     moderation: ModerationConfig
     model_moderation: ModelModerationConfig
     chunk_chars: int = 160  # release at least at this size (cut at whitespace) when no sentence ends
-    max_hold_ms: int = 250  # or once text has waited this long
+    max_hold_ms: int = 150  # or once text has waited this long
 
     @classmethod
     def from_custom_data(cls, data: Mapping[str, Any], url_allowlist: Sequence[str] | None) -> GuardSettings:
@@ -127,7 +127,7 @@ class GuardSettings:
             moderation=ModerationConfig.from_mapping(data.get("moderation")),
             model_moderation=ModelModerationConfig.from_mapping(data.get("model_moderation")),
             chunk_chars=int(data.get("stream_chunk_chars", 160)),
-            max_hold_ms=int(data.get("stream_max_hold_ms", 250)),
+            max_hold_ms=int(data.get("stream_max_hold_ms", 150)),
         )
 
 
