@@ -19,7 +19,8 @@ import numpy as np
 from PIL import Image, ImageCms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from webapp.images import KIMI_MAX_PIXELS, prepare_image  # noqa: E402
+from webapp.images import prepare_image  # noqa: E402
+from webapp.profiles import KIMI_MAX_IMAGE_PIXELS  # noqa: E402
 
 TARGET_24MP_MS = 250.0
 
@@ -77,8 +78,8 @@ def main() -> int:
     failed = False
     print(f"{'case':34} {'bytes':>10} {'median ms':>10} {'max ms':>8}  out")
     for name, raw in cases.items():
-        result = prepare_image(raw, max_pixels=KIMI_MAX_PIXELS)
-        samples = timed(lambda raw=raw: prepare_image(raw, max_pixels=KIMI_MAX_PIXELS), args.repeat)
+        result = prepare_image(raw, max_pixels=KIMI_MAX_IMAGE_PIXELS)
+        samples = timed(lambda raw=raw: prepare_image(raw, max_pixels=KIMI_MAX_IMAGE_PIXELS), args.repeat)
         median = statistics.median(samples)
         print(
             f"{name:34} {len(raw):>10} {median:>10.1f} {max(samples):>8.1f}  "

@@ -18,7 +18,6 @@ from PIL import Image, ImageCms, PngImagePlugin
 from webapp.images import (
     DRAFT_MIN_FRACTION,
     HEIF_SUPPORTED,
-    KIMI_MAX_PIXELS,
     MAX_SOURCE_PIXELS,
     THUMBNAIL_SIZE,
     ImageError,
@@ -26,6 +25,7 @@ from webapp.images import (
     prepare_image,
     sniff_mime,
 )
+from webapp.profiles import KIMI_MAX_IMAGE_PIXELS
 
 # ---------------------------------------------------------------- helpers
 
@@ -244,7 +244,7 @@ def test_downscale_keeps_aspect_ratio_within_budget() -> None:
 
 
 def test_small_images_are_never_upscaled() -> None:
-    prepared = prepare_image(encode(solid((5, 5, 5), (30, 20)), "PNG"), max_pixels=KIMI_MAX_PIXELS)
+    prepared = prepare_image(encode(solid((5, 5, 5), (30, 20)), "PNG"), max_pixels=KIMI_MAX_IMAGE_PIXELS)
     assert (prepared.width, prepared.height) == (30, 20)
 
 
@@ -369,7 +369,7 @@ BAD_CORPUS: dict[str, tuple[bytes, str]] = {
 def test_bad_corpus_gives_clear_errors(name: str) -> None:
     raw, code = BAD_CORPUS[name]
     with pytest.raises(ImageError) as caught:
-        prepare_image(raw, max_pixels=KIMI_MAX_PIXELS)
+        prepare_image(raw, max_pixels=KIMI_MAX_IMAGE_PIXELS)
     assert_clean_error(caught.value, code)
 
 
@@ -433,7 +433,7 @@ def test_every_truncation_is_a_clean_error_or_a_valid_image(raw: bytes) -> None:
 )
 def test_fuzzed_bytes_never_crash(magic: bytes, body: bytes) -> None:
     try:
-        prepare_image(magic + body, max_pixels=KIMI_MAX_PIXELS)
+        prepare_image(magic + body, max_pixels=KIMI_MAX_IMAGE_PIXELS)
     except ImageError as exc:
         assert exc.code in {"empty_image", "unsupported_image", "broken_image", "image_too_large",
                             "image_dimensions"}
@@ -457,7 +457,7 @@ def test_bombs_are_refused_even_if_pillows_global_guard_is_off(monkeypatch: pyte
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", None)
     for raw in (png_declaring(100_000, 100_000), jpeg_declaring(65_000, 65_000), gif_declaring(65_535, 65_535)):
         with pytest.raises(ImageError) as caught:
-            prepare_image(raw, max_pixels=KIMI_MAX_PIXELS)
+            prepare_image(raw, max_pixels=KIMI_MAX_IMAGE_PIXELS)
         assert caught.value.code == "image_too_large"
 
 

@@ -8,7 +8,6 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
@@ -24,14 +23,12 @@ from webapp.store import Store
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Upstream:
-    """Where the model server is, and (when co-launched) who restarts it."""
+    """Where the model server is: its OpenAI base URL (with /v1) and key."""
 
     base_url: str
     api_key: str = "EMPTY"
-    served_model: str | None = None
-    restarts: Any = None  # callable returning the restart count, when co-launched
 
 
 def build_service(settings: Settings, upstream: Upstream, *, served_model: str,

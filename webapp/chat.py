@@ -457,7 +457,6 @@ class _Transcript:
     raw_answer: str = ""
     raw_reasoning: str = ""
     shown_answer: str = ""
-    shown_reasoning: str = ""
     ttft_ms: float | None = None
     reasoning_started: float | None = None
     reasoning_ended: float | None = None
@@ -483,7 +482,6 @@ class _Transcript:
     def release(self, released: Mapping[Channel, str]) -> list[TurnEvent]:
         events: list[TurnEvent] = []
         if released.get("reasoning"):
-            self.shown_reasoning += released["reasoning"]
             events.append(ReasoningDelta(released["reasoning"]))
         if released.get("answer"):
             self.shown_answer += released["answer"]

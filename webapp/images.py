@@ -34,7 +34,6 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     HEIF_SUPPORTED = False
 
-KIMI_MAX_PIXELS: Final = 16384 * 14 * 14
 # Largest image we decode at all (after JPEG's cheap reduced-scale decode): 64 MP is ~256 MB as RGBA.
 MAX_SOURCE_PIXELS: Final = 64_000_000
 # Longer side / shorter side. Vision encoders tile or patch images; a 1x100000 strip is no picture.

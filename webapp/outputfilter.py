@@ -98,9 +98,6 @@ class OutputFilter:
     def blocked(self) -> RailOutcome | None:
         return self._block
 
-    def released_text(self, channel: Channel) -> str:
-        return self._released[channel]
-
     async def feed(self, channel: Channel, text: str) -> FilterStep:
         if self._block is not None:
             return FilterStep(block=self._block)
