@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Start railchat: co-launch vLLM (or attach to a running server) and serve the guarded chat app.
 
-    python launch.py                                  # the embedded default model (SmolLM2, from a PyPI wheel)
-    python launch.py --profile kimi-k2.5              # Kimi K2.5 on 8 GPUs
-    python launch.py --llm-url http://127.0.0.1:8000/v1   # attach to an existing OpenAI-compatible server
-    python launch.py -- --max-num-seqs 8              # anything after -- goes to `vllm serve` unchanged
+python launch.py                                  # the embedded default model (SmolLM2, from a PyPI wheel)
+python launch.py --profile kimi-k2.5              # Kimi K2.5 on 8 GPUs
+python launch.py --llm-url http://127.0.0.1:8000/v1   # attach to an existing OpenAI-compatible server
+python launch.py -- --max-num-seqs 8              # anything after -- goes to `vllm serve` unchanged
 """
 
 from __future__ import annotations
@@ -22,25 +22,30 @@ os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from webapp.config import Settings, load_settings  # noqa: E402
-from webapp.profiles import PROFILES, Profile, get_profile  # noqa: E402
+from webapp.config import Settings, load_settings
+from webapp.upstream.profiles import PROFILES, Profile, get_profile
 
 if TYPE_CHECKING:
-    from webapp.vllm_server import VLLMServer
+    from webapp.runtime.vllm_server import VLLMServer
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     passthrough: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
-        argv, passthrough = argv[:cut], argv[cut + 1:]
+        argv, passthrough = argv[:cut], argv[cut + 1 :]
     return build_parser().parse_args(argv), passthrough
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="launch.py", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--profile", choices=sorted(PROFILES), help="model profile (default: smollm2-cpu, the embedded model; "
-                   "generic when attaching)")
+    p = argparse.ArgumentParser(
+        prog="launch.py", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    p.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        help="model profile (default: smollm2-cpu, the embedded model; generic when attaching)",
+    )
     p.add_argument("--model", help="model id or path; overrides the profile's model")
     p.add_argument("--tensor-parallel-size", type=int)
     p.add_argument("--llm-url", help="attach to this OpenAI base URL (including /v1); no co-launch")
@@ -71,20 +76,27 @@ def say(message: str) -> None:
 
 
 def colaunch(settings: Settings, profile: Profile) -> VLLMServer:
-    from webapp.vllm_server import VLLMServer, has_nvidia_gpu
+    from webapp.runtime.vllm_server import VLLMServer, has_nvidia_gpu
 
     model = settings.model or profile.model
     args = profile.vllm_serve_args(model, settings.tensor_parallel_size)[1:] + settings.vllm_args
     if profile.embedded and not settings.model:
         # The embedded default, on any machine: it comes from a PyPI wheel, never from a model hub.
-        from webapp.modelprep import prepare_embedded_model
+        from webapp.runtime.modelprep import prepare_embedded_model
 
         model = str(prepare_embedded_model(progress=say))
     elif profile.tensor_parallel_size > 1 and not has_nvidia_gpu():
-        say(f"warning: profile {profile.name} expects {profile.tensor_parallel_size} GPUs and none is visible.")
+        say(
+            f"warning: profile {profile.name} expects {profile.tensor_parallel_size} GPUs and none is visible."
+        )
     served_name = Path(model).name if Path(model).exists() else model
-    server = VLLMServer(model, args, served_model_name=served_name, port=settings.vllm_port,
-                        log_path=settings.data_dir / "logs" / "vllm.log")
+    server = VLLMServer(
+        model,
+        args,
+        served_model_name=served_name,
+        port=settings.vllm_port,
+        log_path=settings.data_dir / "logs" / "vllm.log",
+    )
     say(f"Starting vLLM for {served_name} on port {settings.vllm_port} (log: {server.log_path})")
     server.start()
     try:
@@ -111,15 +123,21 @@ def resident_mib(pid: int | None) -> float:
 
 async def prepare_upstream(base_url: str, api_key: str, wanted: str | None) -> str:
     """Find the served model, then send one tiny request so the first user does not pay the cold start."""
-    from webapp.llm import LLMClient, StreamResult
+    from webapp.upstream.client import LLMClient, StreamResult
 
     client = LLMClient(base_url, api_key)  # short-lived: its connections belong to this event loop
     try:
         model = wanted or await client.first_model()
         started = time.monotonic()
         try:
-            async for _ in client.stream_chat(model, [{"role": "user", "content": "Hi"}], sampling={"temperature": 0.0},
-                                              extra_body={}, max_tokens=4, result=StreamResult()):
+            async for _ in client.stream_chat(
+                model,
+                [{"role": "user", "content": "Hi"}],
+                sampling={"temperature": 0.0},
+                extra_body={},
+                max_tokens=4,
+                result=StreamResult(),
+            ):
                 pass
             say(f"Warm-up request answered in {time.monotonic() - started:.1f} s.")
         except Exception as exc:  # the app still serves; each turn reports the upstream state
@@ -137,14 +155,16 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    from webapp.logs import configure_logging
+    from webapp.web.logs import configure_logging
 
     configure_logging()
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     settings = settings_from(args, passthrough)
     profile = get_profile(settings.profile_name)
     if settings.share:
-        say("warning: --share links are not available in this build (and need internet); serving locally only.")
+        say(
+            "warning: --share links are not available in this build (and need internet); serving locally only."
+        )
     t0 = time.monotonic()
     server = None
     if settings.attach:
@@ -165,19 +185,22 @@ def main(argv: list[str] | None = None) -> int:
             say("vLLM stopped.")
 
 
-def serve(settings: Settings, profile: Profile, base_url: str, api_key: str, server: VLLMServer | None,
-          t0: float) -> int:
+def serve(
+    settings: Settings, profile: Profile, base_url: str, api_key: str, server: VLLMServer | None, t0: float
+) -> int:
     import uvicorn
 
-    from webapp.app import Upstream, build_service, create_app
+    from webapp.web.app import Upstream, build_service, create_app
 
     served = asyncio.run(prepare_upstream(base_url, api_key, settings.served_model))
     service = build_service(settings, Upstream(base_url, api_key), served_model=served, profile=profile)
     if server is not None:
         server.supervise(progress=say)
     app = create_app(settings, service)
-    say(f"railchat ready after {time.monotonic() - t0:.0f} s: http://{settings.host}:{settings.port}/ "
-        f"(model {served}, profile {profile.name})")
+    say(
+        f"railchat ready after {time.monotonic() - t0:.0f} s: http://{settings.host}:{settings.port}/ "
+        f"(model {served}, profile {profile.name})"
+    )
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
     return 0
 

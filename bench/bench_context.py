@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from webapp.context import ContextBuilder, ContextMessage, TokenCache  # noqa: E402
+from webapp.turn.context import ContextBuilder, ContextMessage, TokenCache
 
 TARGET_MS = 5.0
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 4000}}
@@ -57,9 +57,11 @@ async def run(messages: int, repeat: int) -> list[float]:
     cold_start = time.perf_counter()
     first = await builder.build("You are a helpful assistant.", history)
     cold_ms = (time.perf_counter() - cold_start) * 1000
-    print(f"cold: {cold_ms:.1f} ms ({len(cache)} cached counts); sent {len(first.message_ids)} of "
-          f"{len(history)} messages, {first.tokens} tokens of {first.budget}, "
-          f"{first.images_dropped} images dropped")
+    print(
+        f"cold: {cold_ms:.1f} ms ({len(cache)} cached counts); sent {len(first.message_ids)} of "
+        f"{len(history)} messages, {first.tokens} tokens of {first.budget}, "
+        f"{first.images_dropped} images dropped"
+    )
     timings = []
     for _ in range(repeat):
         builder = ContextBuilder(word_tokenizer, max_model_len=40_000, max_tokens=1024, cache=cache)
@@ -76,8 +78,10 @@ def main() -> int:
     args = parser.parse_args()
     timings = asyncio.run(run(args.messages, args.repeat))
     median = statistics.median(timings)
-    print(f"warm trim of {args.messages} messages: median {median:.2f} ms, max {max(timings):.2f} ms "
-          f"(target <= {TARGET_MS} ms)")
+    print(
+        f"warm trim of {args.messages} messages: median {median:.2f} ms, max {max(timings):.2f} ms "
+        f"(target <= {TARGET_MS} ms)"
+    )
     return 0 if median <= TARGET_MS else 1
 
 

@@ -1,6 +1,6 @@
 """Time prepare_image on typical uploads (one core): `python bench/bench_images.py [--repeat N]`.
 
-Target (DESIGN/issue): a 24-megapixel JPEG prepares in <= 250 ms with Kimi K2.5's pixel budget.
+Target: a 24-megapixel JPEG prepares in <= 250 ms with Kimi K2.5's pixel budget.
 Images are synthetic but photo-like (gradients plus noise), so the codecs do realistic work.
 """
 
@@ -19,8 +19,8 @@ import numpy as np
 from PIL import Image, ImageCms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from webapp.images import prepare_image  # noqa: E402
-from webapp.profiles import KIMI_MAX_IMAGE_PIXELS  # noqa: E402
+from webapp.media.images import prepare_image
+from webapp.upstream.profiles import KIMI_MAX_IMAGE_PIXELS
 
 TARGET_24MP_MS = 250.0
 
@@ -71,7 +71,8 @@ def main() -> int:
         "jpeg 24MP (6000x4000) q92": encoded(photo_like(6000, 4000), "JPEG", quality=92),
         "jpeg 12MP (4032x3024) q90": encoded(photo_like(4032, 3024), "JPEG", quality=90),
         "jpeg 12MP + ICC + EXIF rotate": encoded(
-            photo_like(4032, 3024), "JPEG", quality=90, icc_profile=SRGB_ICC, exif=rotated_exif()),
+            photo_like(4032, 3024), "JPEG", quality=90, icc_profile=SRGB_ICC, exif=rotated_exif()
+        ),
         "png screenshot 2560x1440": encoded(photo_like(2560, 1440).quantize(64).convert("RGB"), "PNG"),
         "webp 4MP (2400x1600)": encoded(photo_like(2400, 1600), "WEBP", quality=85),
     }

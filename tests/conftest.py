@@ -12,12 +12,10 @@ os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from tests.pg import db_url, pg_database, pg_url  # noqa: E402, F401  (PostgreSQL fixtures)
-from tests.scripted_upstream import ScriptedUpstream  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-RAILS_DIR = ROOT / "rails"
-TEST_ALLOWLIST = ["allowed.test", "*.wiki.test", "en.wikipedia.org"]
+from tests.support.paths import RAILS_DIR
+from tests.support.pg import db_url, pg_database, pg_url  # noqa: F401  (PostgreSQL fixtures)
+from tests.support.scripted_upstream import ScriptedUpstream
+from tests.support.service import TEST_ALLOWLIST, make_service
 
 
 @pytest.fixture
@@ -33,28 +31,19 @@ def sqlite_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def store(sqlite_url: str):  # noqa: ANN201
+def store(sqlite_url: str):
     from webapp.store import Store
 
     return Store(sqlite_url)
 
 
 @pytest.fixture(scope="session")
-def guard():  # noqa: ANN201
-    from webapp.guard import Guard
+def guard():
+    from webapp.guard.rails import Guard
 
     return Guard.from_dir(RAILS_DIR, url_allowlist=TEST_ALLOWLIST)
 
 
-def make_service(store, guard, upstream: ScriptedUpstream, profile: str = "generic", **kwargs):  # noqa: ANN001, ANN201
-    from webapp.chat import ChatService
-    from webapp.llm import LLMClient
-    from webapp.profiles import get_profile
-
-    return ChatService(store=store, guard=guard, llm=LLMClient(upstream.base_url), profile=get_profile(profile),
-                       served_model=upstream.model, **kwargs)
-
-
 @pytest.fixture
-def service(store, guard, upstream):  # noqa: ANN001, ANN201
+def service(store, guard, upstream):
     return make_service(store, guard, upstream)

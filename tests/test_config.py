@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import RAILS_DIR
 from webapp.config import load_settings
 
 
@@ -38,17 +39,20 @@ def test_retention_deletes_idle_sessions_at_start(tmp_path: Path) -> None:
 
     from sqlalchemy import update
 
-    from webapp.app import Upstream, build_service
     from webapp.store import Store
     from webapp.store.store import SESSIONS
+    from webapp.web.app import Upstream, build_service
 
-    settings = load_settings(data_dir=tmp_path, retention_days=30, rails=Path(__file__).parent.parent / "rails")
+    settings = load_settings(data_dir=tmp_path, retention_days=30, rails=RAILS_DIR)
     store = Store(settings.db_url)
     old = store.create_session(owner="o", client="ui", model="m")
     fresh = store.create_session(owner="o", client="ui", model="m")
     with store.engine.begin() as conn:
-        conn.execute(update(SESSIONS).where(SESSIONS.c.id == old)
-                     .values(updated_at=store.get_session(old).updated_at - timedelta(days=31)))
+        conn.execute(
+            update(SESSIONS)
+            .where(SESSIONS.c.id == old)
+            .values(updated_at=store.get_session(old).updated_at - timedelta(days=31))
+        )
     build_service(settings, Upstream("http://127.0.0.1:9/v1"), served_model="m")
     assert store.get_session(old) is None and store.get_session(fresh) is not None
 
@@ -56,7 +60,7 @@ def test_retention_deletes_idle_sessions_at_start(tmp_path: Path) -> None:
 def test_browser_state_key_is_made_once_and_private(tmp_path: Path) -> None:
     import stat
 
-    from webapp.app import browser_state_secret
+    from webapp.web.app import browser_state_secret
 
     first = browser_state_secret(tmp_path)
     assert first == browser_state_secret(tmp_path) and len(first) >= 40

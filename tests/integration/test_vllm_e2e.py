@@ -8,19 +8,21 @@ import time
 
 import pytest
 
-from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
-from webapp.chat import AnswerDelta, ChatService, ContextInfo, TurnDone, TurnRequest
-from webapp.guard import Guard
-from webapp.llm import LLMClient
-from webapp.profiles import get_profile
+from tests.support.paths import ASSETS_DIR, RAILS_DIR
+from tests.support.service import TEST_ALLOWLIST
+from webapp.guard.rails import Guard
 from webapp.store import Store
-from webapp.ui import ChatUI, UIState
+from webapp.turn.events import AnswerDelta, ContextInfo, TurnDone, TurnRequest
+from webapp.turn.service import ChatService
+from webapp.upstream.client import LLMClient
+from webapp.upstream.profiles import get_profile
+from webapp.web.ui import ChatUI, UIState
 
 pytestmark = pytest.mark.vllm
 
 
 @pytest.fixture
-def real_service(vllm, tmp_path) -> ChatService:  # noqa: ANN001
+def real_service(vllm, tmp_path) -> ChatService:
     return ChatService(
         store=Store(f"sqlite:///{tmp_path / 'e2e.db'}"),
         guard=Guard.from_dir(RAILS_DIR, url_allowlist=TEST_ALLOWLIST),
@@ -55,7 +57,7 @@ async def test_turn_through_the_ui_handler(real_service: ChatService) -> None:
     assert state.session_id and "tokens" in final.meter
 
 
-async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService, vllm) -> None:  # noqa: ANN001
+async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService, vllm) -> None:
     ui = ChatUI(real_service)
     watcher = vllm.supervise(interval_s=0.5)
     os.killpg(vllm.pid, signal.SIGKILL)
@@ -74,17 +76,22 @@ async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService,
     assert not watcher.is_alive()
 
 
-def test_the_grafana_dashboard_names_metrics_this_vllm_exports(vllm) -> None:  # noqa: ANN001
+def test_the_grafana_dashboard_names_metrics_this_vllm_exports(vllm) -> None:
     import json
     import re
-    from pathlib import Path
 
     import httpx
 
-    dashboard = json.loads((Path(__file__).resolve().parents[2] / "assets" / "grafana-dashboard.json").read_text())
-    wanted = {name for panel in dashboard["panels"] for target in panel["targets"]
-              for name in re.findall(r"\b(vllm:[a-z_]+)", target["expr"])}
+    dashboard = json.loads((ASSETS_DIR / "grafana-dashboard.json").read_text())
+    wanted = {
+        name
+        for panel in dashboard["panels"]
+        for target in panel["targets"]
+        for name in re.findall(r"\b(vllm:[a-z_]+)", target["expr"])
+    }
     exported = httpx.get(f"{vllm.root_url}/metrics", timeout=10).text
     older_names = {"vllm:gpu_cache_usage_perc"}  # the dashboard falls back to it for vLLM before 0.10
-    missing = {name for name in wanted - older_names if not re.search(rf"^{re.escape(name)}[{{ ]", exported, re.M)}
+    missing = {
+        name for name in wanted - older_names if not re.search(rf"^{re.escape(name)}[{{ ]", exported, re.M)
+    }
     assert wanted and not missing, missing

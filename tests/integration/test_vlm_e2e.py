@@ -15,17 +15,19 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.conftest import RAILS_DIR, TEST_ALLOWLIST
-from tests.threaded_server import free_port
-from webapp.chat import ChatService, ImageInput, TurnDone, TurnRequest
-from webapp.guard import Guard
-from webapp.images import prepare_image
-from webapp.llm import LLMClient
-from webapp.profiles import get_profile
+from tests.support.paths import RAILS_DIR
+from tests.support.service import TEST_ALLOWLIST
+from tests.support.testmodels import TinyVLMSpec, build_tiny_vlm
+from tests.support.threaded_server import free_port
+from webapp.guard.rails import Guard
+from webapp.media.images import prepare_image
+from webapp.runtime.vllm_server import VLLMServer
 from webapp.store import Store
-from webapp.testmodels import TinyVLMSpec, build_tiny_vlm
-from webapp.ui import ChatUI, UIState
-from webapp.vllm_server import VLLMServer
+from webapp.turn.events import ImageInput, TurnDone, TurnRequest
+from webapp.turn.service import ChatService
+from webapp.upstream.client import LLMClient
+from webapp.upstream.profiles import get_profile
+from webapp.web.ui import ChatUI, UIState
 
 pytestmark = pytest.mark.vllm
 
@@ -43,10 +45,13 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def vlm(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    server = VLLMServer(str(model_dir), ["--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20),
-                                         "--max-model-len", "2048"],
-                        served_model_name=SERVED_NAME, port=free_port(),
-                        log_path=tmp_path_factory.mktemp("vlm") / "vllm.log")
+    server = VLLMServer(
+        str(model_dir),
+        ["--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20), "--max-model-len", "2048"],
+        served_model_name=SERVED_NAME,
+        port=free_port(),
+        log_path=tmp_path_factory.mktemp("vlm") / "vllm.log",
+    )
     server.start()
     try:
         server.wait_ready(timeout_s=START_TIMEOUT_S)
@@ -127,20 +132,24 @@ def test_greedy_answer_depends_on_the_image(server: str) -> None:
     # Deterministic for the same image, so a difference below is caused by the image alone.
     assert first["choices"][0]["message"]["content"] == again["choices"][0]["message"]["content"]
     assert first_token_distribution(first) == first_token_distribution(again)
-    assert (
-        first["choices"][0]["message"]["content"] != other["choices"][0]["message"]["content"]
-        or first_token_distribution(first) != first_token_distribution(other)
-    )
+    assert first["choices"][0]["message"]["content"] != other["choices"][0]["message"][
+        "content"
+    ] or first_token_distribution(first) != first_token_distribution(other)
 
 
 def test_broken_image_is_refused_by_vllm_too(server: str) -> None:
     # Defence in depth: even a URL that skipped prepare_image must fail cleanly, not crash the server.
     body = {
         "model": SERVED_NAME,
-        "messages": [{"role": "user", "content": [
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAA"}},
-            {"type": "text", "text": "hi"},
-        ]}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAA"}},
+                    {"type": "text", "text": "hi"},
+                ],
+            }
+        ],
         "max_tokens": 4,
     }
     response = httpx.post(f"{server}/v1/chat/completions", json=body, timeout=60)
@@ -165,13 +174,16 @@ def vlm_service(vlm: VLLMServer, tmp_path: Path) -> ChatService:
     )
 
 
-async def test_image_travels_from_the_ui_handler_through_the_rails_to_the_model(vlm_service: ChatService,
-                                                                                 tmp_path: Path) -> None:
+async def test_image_travels_from_the_ui_handler_through_the_rails_to_the_model(
+    vlm_service: ChatService, tmp_path: Path
+) -> None:
     picture = tmp_path / "board.png"
     picture.write_bytes(checkerboard())
     state = UIState()
-    views = [v async for v in ChatUI(vlm_service).turn("Describe the picture.", [str(picture)], [], state,
-                                                        "Instant")]
+    views = [
+        v
+        async for v in ChatUI(vlm_service).turn("Describe the picture.", [str(picture)], [], state, "Instant")
+    ]
     assert views[-1].notice == "" or "Blocked" in views[-1].notice  # random weights may say anything
     stored = vlm_service.store.messages(state.session_id)
     assert stored[0].attachments[0].width == 320 and stored[0].attachments[0].error is None
@@ -182,12 +194,20 @@ async def test_image_travels_from_the_ui_handler_through_the_rails_to_the_model(
 
 async def test_the_image_changes_the_answer_through_chat_service(vlm_service: ChatService) -> None:
     async def answer_for(image: bytes) -> TurnDone:
-        request = TurnRequest(owner="vlm", text="Describe the picture.", images=[ImageInput(image, "x.png")],
-                              sampling={"temperature": 0.0})
+        request = TurnRequest(
+            owner="vlm",
+            text="Describe the picture.",
+            images=[ImageInput(image, "x.png")],
+            sampling={"temperature": 0.0},
+        )
         events = [e async for e in vlm_service.run_turn(request)]
         return events[-1]
 
-    first, again, other = await answer_for(checkerboard()), await answer_for(checkerboard()), await answer_for(gradient())
+    first, again, other = (
+        await answer_for(checkerboard()),
+        await answer_for(checkerboard()),
+        await answer_for(gradient()),
+    )
     stored = [vlm_service.store.message(d.answer_id) for d in (first, again, other)]
     assert stored[0].content == stored[1].content  # greedy and deterministic
     assert stored[0].prompt_tokens and stored[0].prompt_tokens >= TinyVLMSpec().image_seq_len

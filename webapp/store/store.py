@@ -19,7 +19,7 @@ import threading
 from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
@@ -85,14 +85,14 @@ class StoreError(ValueError):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def normalize_url(url: str) -> str:
     """Accept the usual PostgreSQL spellings and use the psycopg 3 driver the project installs."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 
@@ -216,8 +216,17 @@ class Store:
         with self._write() as conn:
             conn.execute(
                 insert(SESSIONS).values(
-                    id=session_id, owner=owner, client=client, title=title, model=model, created_at=now,
-                    updated_at=now, deleted_at=None, message_count=0, chain_head=GENESIS, chain_length=0,
+                    id=session_id,
+                    owner=owner,
+                    client=client,
+                    title=title,
+                    model=model,
+                    created_at=now,
+                    updated_at=now,
+                    deleted_at=None,
+                    message_count=0,
+                    chain_head=GENESIS,
+                    chain_length=0,
                 )
             )
         return session_id
@@ -310,16 +319,34 @@ class Store:
             message_id = conn.execute(
                 insert(MESSAGES)
                 .values(
-                    session_id=session_id, seq=seq, role=role, content=content, reasoning=reasoning,
-                    status=status, mode=mode, params=params, model=model, error=error, created_at=now,
+                    session_id=session_id,
+                    seq=seq,
+                    role=role,
+                    content=content,
+                    reasoning=reasoning,
+                    status=status,
+                    mode=mode,
+                    params=params,
+                    model=model,
+                    error=error,
+                    created_at=now,
                     updated_at=now,
                 )
                 .returning(MESSAGES.c.id)
             ).scalar_one()
             pairs = [self._insert_attachment(conn, message_id, i, a) for i, a in enumerate(attachments)]
             if status in FINAL_STATUSES:
-                _link(conn, session_id, message_id, seq=seq, role=role, content=content,
-                      reasoning=reasoning, status=status, attachments=pairs)
+                _link(
+                    conn,
+                    session_id,
+                    message_id,
+                    seq=seq,
+                    role=role,
+                    content=content,
+                    reasoning=reasoning,
+                    status=status,
+                    attachments=pairs,
+                )
         return message_id
 
     def checkpoint(self, message_id: int, *, content: str, reasoning: str) -> None:
@@ -357,17 +384,34 @@ class Store:
                 update(MESSAGES)
                 .where(MESSAGES.c.id == message_id, MESSAGES.c.status == "streaming")
                 .values(
-                    status=status, content=content, reasoning=reasoning, finish_reason=finish_reason,
-                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, ttft_ms=ttft_ms,
-                    duration_ms=duration_ms, error=error, shown_content=shown_content, updated_at=now,
+                    status=status,
+                    content=content,
+                    reasoning=reasoning,
+                    finish_reason=finish_reason,
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens,
+                    ttft_ms=ttft_ms,
+                    duration_ms=duration_ms,
+                    error=error,
+                    shown_content=shown_content,
+                    updated_at=now,
                 )
                 .returning(MESSAGES.c.session_id, MESSAGES.c.seq, MESSAGES.c.role)
             ).one_or_none()
             if row is None:
                 raise StoreError(f"message {message_id} is not streaming (unknown or already final)")
             conn.execute(update(SESSIONS).where(SESSIONS.c.id == row.session_id).values(updated_at=now))
-            _link(conn, row.session_id, message_id, seq=row.seq, role=row.role, content=content,
-                  reasoning=reasoning, status=status, attachments=_attachment_pairs(conn, message_id))
+            _link(
+                conn,
+                row.session_id,
+                message_id,
+                seq=row.seq,
+                role=row.role,
+                content=content,
+                reasoning=reasoning,
+                status=status,
+                attachments=_attachment_pairs(conn, message_id),
+            )
 
     def mark_interrupted(self) -> int:
         """At startup: every message still "streaming" was cut off by a crash; make it "interrupted".
@@ -377,8 +421,14 @@ class Store:
         now = _now()
         with self._write() as conn:
             rows = conn.execute(
-                select(MESSAGES.c.id, MESSAGES.c.session_id, MESSAGES.c.seq, MESSAGES.c.role,
-                       MESSAGES.c.content, MESSAGES.c.reasoning)
+                select(
+                    MESSAGES.c.id,
+                    MESSAGES.c.session_id,
+                    MESSAGES.c.seq,
+                    MESSAGES.c.role,
+                    MESSAGES.c.content,
+                    MESSAGES.c.reasoning,
+                )
                 .where(MESSAGES.c.status == "streaming")
                 .order_by(MESSAGES.c.id)
             ).all()
@@ -388,9 +438,17 @@ class Store:
                     .where(MESSAGES.c.id == row.id)
                     .values(status="interrupted", error=INTERRUPTED_ERROR, updated_at=now)
                 )
-                _link(conn, row.session_id, row.id, seq=row.seq, role=row.role, content=row.content,
-                      reasoning=row.reasoning, status="interrupted",
-                      attachments=_attachment_pairs(conn, row.id))
+                _link(
+                    conn,
+                    row.session_id,
+                    row.id,
+                    seq=row.seq,
+                    role=row.role,
+                    content=row.content,
+                    reasoning=row.reasoning,
+                    status="interrupted",
+                    attachments=_attachment_pairs(conn, row.id),
+                )
         return len(rows)
 
     def add_rail_event(
@@ -399,13 +457,19 @@ class Store:
         with self._write() as conn:
             conn.execute(
                 insert(RAIL_EVENTS).values(
-                    message_id=message_id, stage=stage, rail=rail, decision=decision, reason=reason,
-                    latency_ms=latency_ms, created_at=_now(),
+                    message_id=message_id,
+                    stage=stage,
+                    rail=rail,
+                    decision=decision,
+                    reason=reason,
+                    latency_ms=latency_ms,
+                    created_at=_now(),
                 )
             )
 
-    def record_context(self, answer_id: int, message_ids: Sequence[int], *, tokens: int,
-                       dropped: int) -> None:
+    def record_context(
+        self, answer_id: int, message_ids: Sequence[int], *, tokens: int, dropped: int
+    ) -> None:
         """Remember which messages (in order) the model saw for an answer."""
         with self._write() as conn:
             updated = conn.execute(
@@ -419,8 +483,10 @@ class Store:
             if message_ids:
                 conn.execute(
                     insert(CONTEXT),
-                    [{"answer_id": answer_id, "position": i, "message_id": m}
-                     for i, m in enumerate(message_ids)],
+                    [
+                        {"answer_id": answer_id, "position": i, "message_id": m}
+                        for i, m in enumerate(message_ids)
+                    ],
                 )
 
     def add_annotation(self, message_id: int, *, author: str, text: str) -> int:
@@ -455,7 +521,7 @@ class Store:
                 ).scalars()
             )
             for start in range(0, len(session_ids), 500):
-                _delete_sessions(conn, session_ids[start:start + 500])
+                _delete_sessions(conn, session_ids[start : start + 500])
             if session_ids:
                 conn.execute(
                     delete(BLOBS).where(
@@ -490,12 +556,17 @@ class Store:
                 session_id = new_session_id()
             conn.execute(
                 insert(SESSIONS).values(
-                    id=session_id, owner=head["owner"], client=head["client"], title=head["title"],
-                    model=head["model"], created_at=_parse_time(head["created_at"]),
+                    id=session_id,
+                    owner=head["owner"],
+                    client=head["client"],
+                    title=head["title"],
+                    model=head["model"],
+                    created_at=_parse_time(head["created_at"]),
                     updated_at=_parse_time(head["updated_at"]),
                     deleted_at=_parse_time(head["deleted_at"]) if head["deleted_at"] else None,
                     message_count=max((m["seq"] for m in messages), default=0),
-                    chain_head=GENESIS, chain_length=0,
+                    chain_head=GENESIS,
+                    chain_length=0,
                 )
             )
             id_of_seq: dict[int, int] = {}
@@ -512,29 +583,47 @@ class Store:
                 if seqs:
                     conn.execute(
                         insert(CONTEXT),
-                        [{"answer_id": id_of_seq[record["seq"]], "position": i, "message_id": id_of_seq[s]}
-                         for i, s in enumerate(seqs)],
+                        [
+                            {"answer_id": id_of_seq[record["seq"]], "position": i, "message_id": id_of_seq[s]}
+                            for i, s in enumerate(seqs)
+                        ],
                     )
             linked = sorted((m for m in messages if m["chain_pos"] is not None), key=lambda m: m["chain_pos"])
             for record in linked:
-                digest = _link(conn, session_id, id_of_seq[record["seq"]], seq=record["seq"],
-                               role=record["role"], content=record["content"], reasoning=record["reasoning"],
-                               status=record["status"], attachments=pairs_of_seq[record["seq"]])
+                digest = _link(
+                    conn,
+                    session_id,
+                    id_of_seq[record["seq"]],
+                    seq=record["seq"],
+                    role=record["role"],
+                    content=record["content"],
+                    reasoning=record["reasoning"],
+                    status=record["status"],
+                    attachments=pairs_of_seq[record["seq"]],
+                )
                 if record["hash"] is not None and record["hash"] != digest:
                     raise StoreError(f"message seq {record['seq']}: hash does not match its content")
         return session_id
 
     # helpers -------------------------------------------------------------------------------------------
 
-    def _insert_attachment(self, conn: Connection, message_id: int, position: int,
-                           attachment: AttachmentIn) -> tuple[str, str]:
+    def _insert_attachment(
+        self, conn: Connection, message_id: int, position: int, attachment: AttachmentIn
+    ) -> tuple[str, str]:
         data_sha = _put_blob(conn, attachment.data)
         thumb_sha = None if attachment.thumbnail is None else _put_blob(conn, attachment.thumbnail)
         conn.execute(
             insert(ATTACHMENTS).values(
-                message_id=message_id, position=position, sha256=attachment.sha256, mime=attachment.mime,
-                size=attachment.size, width=attachment.width, height=attachment.height,
-                data_sha256=data_sha, thumbnail_sha256=thumb_sha, error=attachment.error,
+                message_id=message_id,
+                position=position,
+                sha256=attachment.sha256,
+                mime=attachment.mime,
+                size=attachment.size,
+                width=attachment.width,
+                height=attachment.height,
+                data_sha256=data_sha,
+                thumbnail_sha256=thumb_sha,
+                error=attachment.error,
             )
         )
         return (attachment.sha256, data_sha)
@@ -562,8 +651,18 @@ def _attachment_pairs(conn: Connection, message_id: int) -> list[tuple[str, str]
     return [(row.sha256, row.data_sha256) for row in rows]
 
 
-def _link(conn: Connection, session_id: str, message_id: int, *, seq: int, role: str, content: str,
-          reasoning: str, status: str, attachments: Sequence[tuple[str, str]]) -> str:
+def _link(
+    conn: Connection,
+    session_id: str,
+    message_id: int,
+    *,
+    seq: int,
+    role: str,
+    content: str,
+    reasoning: str,
+    status: str,
+    attachments: Sequence[tuple[str, str]],
+) -> str:
     """Append a message to its session's hash chain; returns the new link."""
     # The UPDATE takes the session row lock first, so the head read back is the one this link extends.
     position, prev_hash = conn.execute(
@@ -572,20 +671,28 @@ def _link(conn: Connection, session_id: str, message_id: int, *, seq: int, role:
         .values(chain_length=SESSIONS.c.chain_length + 1)
         .returning(SESSIONS.c.chain_length, SESSIONS.c.chain_head)
     ).one()
-    digest = link_hash(prev_hash, canonical_json(seq=seq, role=role, content=content, reasoning=reasoning,
-                                                 status=status, attachments=attachments))
+    digest = link_hash(
+        prev_hash,
+        canonical_json(
+            seq=seq, role=role, content=content, reasoning=reasoning, status=status, attachments=attachments
+        ),
+    )
     conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(chain_head=digest))
     conn.execute(
-        update(MESSAGES).where(MESSAGES.c.id == message_id).values(chain_pos=position, prev_hash=prev_hash,
-                                                                     hash=digest)
+        update(MESSAGES)
+        .where(MESSAGES.c.id == message_id)
+        .values(chain_pos=position, prev_hash=prev_hash, hash=digest)
     )
     return digest
 
 
 def _delete_sessions(conn: Connection, session_ids: list[str]) -> None:
     message_ids = select(MESSAGES.c.id).where(MESSAGES.c.session_id.in_(session_ids)).scalar_subquery()
-    conn.execute(delete(CONTEXT).where(or_(CONTEXT.c.answer_id.in_(message_ids),
-                                           CONTEXT.c.message_id.in_(message_ids))))
+    conn.execute(
+        delete(CONTEXT).where(
+            or_(CONTEXT.c.answer_id.in_(message_ids), CONTEXT.c.message_id.in_(message_ids))
+        )
+    )
     for table in (ANNOTATIONS, RAIL_EVENTS, ATTACHMENTS):
         conn.execute(delete(table).where(table.c.message_id.in_(message_ids)))
     conn.execute(delete(MESSAGES).where(MESSAGES.c.session_id.in_(session_ids)))
@@ -607,58 +714,111 @@ def _load_messages(conn: Connection, which: ColumnElement[bool]) -> list[Message
         .order_by(ATTACHMENTS.c.message_id, ATTACHMENTS.c.position)
     ):
         attachments[a.message_id].append(
-            AttachmentInfo(id=a.id, position=a.position, sha256=a.sha256, data_sha256=a.data_sha256,
-                           mime=a.mime, size=a.size, width=a.width, height=a.height, data=bytes(a.data),
-                           thumbnail=None if a.thumbnail is None else bytes(a.thumbnail), error=a.error)
+            AttachmentInfo(
+                id=a.id,
+                position=a.position,
+                sha256=a.sha256,
+                data_sha256=a.data_sha256,
+                mime=a.mime,
+                size=a.size,
+                width=a.width,
+                height=a.height,
+                data=bytes(a.data),
+                thumbnail=None if a.thumbnail is None else bytes(a.thumbnail),
+                error=a.error,
+            )
         )
     events: dict[int, list[RailEventInfo]] = defaultdict(list)
     for e in conn.execute(
-        select(RAIL_EVENTS).join(MESSAGES, and_(MESSAGES.c.id == RAIL_EVENTS.c.message_id, which))
+        select(RAIL_EVENTS)
+        .join(MESSAGES, and_(MESSAGES.c.id == RAIL_EVENTS.c.message_id, which))
         .order_by(RAIL_EVENTS.c.id)
     ):
         events[e.message_id].append(
-            RailEventInfo(id=e.id, message_id=e.message_id, stage=e.stage, rail=e.rail, decision=e.decision,
-                          reason=e.reason, latency_ms=e.latency_ms, created_at=e.created_at)
+            RailEventInfo(
+                id=e.id,
+                message_id=e.message_id,
+                stage=e.stage,
+                rail=e.rail,
+                decision=e.decision,
+                reason=e.reason,
+                latency_ms=e.latency_ms,
+                created_at=e.created_at,
+            )
         )
     context: dict[int, list[int]] = defaultdict(list)
     for c in conn.execute(
-        select(CONTEXT).join(MESSAGES, and_(MESSAGES.c.id == CONTEXT.c.answer_id, which))
+        select(CONTEXT)
+        .join(MESSAGES, and_(MESSAGES.c.id == CONTEXT.c.answer_id, which))
         .order_by(CONTEXT.c.answer_id, CONTEXT.c.position)
     ):
         context[c.answer_id].append(c.message_id)
     notes: dict[int, list[AnnotationInfo]] = defaultdict(list)
     for n in conn.execute(
-        select(ANNOTATIONS).join(MESSAGES, and_(MESSAGES.c.id == ANNOTATIONS.c.message_id, which))
+        select(ANNOTATIONS)
+        .join(MESSAGES, and_(MESSAGES.c.id == ANNOTATIONS.c.message_id, which))
         .order_by(ANNOTATIONS.c.id)
     ):
         notes[n.message_id].append(
-            AnnotationInfo(id=n.id, message_id=n.message_id, author=n.author, text=n.text,
-                           created_at=n.created_at)
+            AnnotationInfo(
+                id=n.id, message_id=n.message_id, author=n.author, text=n.text, created_at=n.created_at
+            )
         )
-    return [
-        _message_info(r, attachments[r.id], events[r.id], context[r.id], notes[r.id]) for r in rows
-    ]
+    return [_message_info(r, attachments[r.id], events[r.id], context[r.id], notes[r.id]) for r in rows]
 
 
-def _message_info(row: Row[Any], attachments: list[AttachmentInfo], events: list[RailEventInfo],
-                  context: list[int], notes: list[AnnotationInfo]) -> MessageInfo:
+def _message_info(
+    row: Row[Any],
+    attachments: list[AttachmentInfo],
+    events: list[RailEventInfo],
+    context: list[int],
+    notes: list[AnnotationInfo],
+) -> MessageInfo:
     return MessageInfo(
-        id=row.id, session_id=row.session_id, seq=row.seq, role=row.role, content=row.content,
-        reasoning=row.reasoning, status=row.status, mode=row.mode, params=row.params, model=row.model,
-        prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens, ttft_ms=row.ttft_ms,
-        duration_ms=row.duration_ms, finish_reason=row.finish_reason, error=row.error,
-        created_at=row.created_at, updated_at=row.updated_at, hash=row.hash, prev_hash=row.prev_hash,
-        chain_pos=row.chain_pos, shown_content=row.shown_content, context_tokens=row.context_tokens,
-        context_dropped=row.context_dropped, context_message_ids=context, attachments=attachments,
-        rail_events=events, annotations=notes,
+        id=row.id,
+        session_id=row.session_id,
+        seq=row.seq,
+        role=row.role,
+        content=row.content,
+        reasoning=row.reasoning,
+        status=row.status,
+        mode=row.mode,
+        params=row.params,
+        model=row.model,
+        prompt_tokens=row.prompt_tokens,
+        completion_tokens=row.completion_tokens,
+        ttft_ms=row.ttft_ms,
+        duration_ms=row.duration_ms,
+        finish_reason=row.finish_reason,
+        error=row.error,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        hash=row.hash,
+        prev_hash=row.prev_hash,
+        chain_pos=row.chain_pos,
+        shown_content=row.shown_content,
+        context_tokens=row.context_tokens,
+        context_dropped=row.context_dropped,
+        context_message_ids=context,
+        attachments=attachments,
+        rail_events=events,
+        annotations=notes,
     )
 
 
 def _session_info(row: Row[Any]) -> SessionInfo:
     return SessionInfo(
-        id=row.id, owner=row.owner, client=row.client, title=row.title, model=row.model,
-        created_at=row.created_at, updated_at=row.updated_at, deleted_at=row.deleted_at,
-        message_count=row.message_count, chain_head=row.chain_head, chain_length=row.chain_length,
+        id=row.id,
+        owner=row.owner,
+        client=row.client,
+        title=row.title,
+        model=row.model,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        deleted_at=row.deleted_at,
+        message_count=row.message_count,
+        chain_head=row.chain_head,
+        chain_length=row.chain_length,
     )
 
 
@@ -671,7 +831,7 @@ def _time(value: datetime) -> str:
 
 def _parse_time(value: str) -> datetime:
     parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -680,33 +840,74 @@ def _b64(data: bytes | None) -> str | None:
 
 def _session_json(s: SessionInfo) -> dict[str, Any]:
     return {
-        "type": "session", "format": EXPORT_FORMAT, "id": s.id, "owner": s.owner, "client": s.client,
-        "title": s.title, "model": s.model, "created_at": _time(s.created_at),
-        "updated_at": _time(s.updated_at), "deleted_at": _time(s.deleted_at) if s.deleted_at else None,
-        "chain_head": s.chain_head, "chain_length": s.chain_length,
+        "type": "session",
+        "format": EXPORT_FORMAT,
+        "id": s.id,
+        "owner": s.owner,
+        "client": s.client,
+        "title": s.title,
+        "model": s.model,
+        "created_at": _time(s.created_at),
+        "updated_at": _time(s.updated_at),
+        "deleted_at": _time(s.deleted_at) if s.deleted_at else None,
+        "chain_head": s.chain_head,
+        "chain_length": s.chain_length,
     }
 
 
 def _message_json(m: MessageInfo, seq_of: dict[int, int]) -> dict[str, Any]:
     context = None
     if m.context_tokens is not None or m.context_message_ids:
-        context = {"seqs": [seq_of[i] for i in m.context_message_ids], "tokens": m.context_tokens,
-                   "dropped": m.context_dropped}
+        context = {
+            "seqs": [seq_of[i] for i in m.context_message_ids],
+            "tokens": m.context_tokens,
+            "dropped": m.context_dropped,
+        }
     return {
-        "type": "message", "seq": m.seq, "role": m.role, "content": m.content, "reasoning": m.reasoning,
-        "shown_content": m.shown_content, "status": m.status, "mode": m.mode, "params": m.params,
-        "model": m.model, "prompt_tokens": m.prompt_tokens, "completion_tokens": m.completion_tokens,
-        "ttft_ms": m.ttft_ms, "duration_ms": m.duration_ms, "finish_reason": m.finish_reason,
-        "error": m.error, "created_at": _time(m.created_at), "updated_at": _time(m.updated_at),
-        "chain_pos": m.chain_pos, "prev_hash": m.prev_hash, "hash": m.hash, "context": context,
+        "type": "message",
+        "seq": m.seq,
+        "role": m.role,
+        "content": m.content,
+        "reasoning": m.reasoning,
+        "shown_content": m.shown_content,
+        "status": m.status,
+        "mode": m.mode,
+        "params": m.params,
+        "model": m.model,
+        "prompt_tokens": m.prompt_tokens,
+        "completion_tokens": m.completion_tokens,
+        "ttft_ms": m.ttft_ms,
+        "duration_ms": m.duration_ms,
+        "finish_reason": m.finish_reason,
+        "error": m.error,
+        "created_at": _time(m.created_at),
+        "updated_at": _time(m.updated_at),
+        "chain_pos": m.chain_pos,
+        "prev_hash": m.prev_hash,
+        "hash": m.hash,
+        "context": context,
         "attachments": [
-            {"sha256": a.sha256, "mime": a.mime, "size": a.size, "width": a.width, "height": a.height,
-             "data": _b64(a.data), "thumbnail": _b64(a.thumbnail), "error": a.error}
+            {
+                "sha256": a.sha256,
+                "mime": a.mime,
+                "size": a.size,
+                "width": a.width,
+                "height": a.height,
+                "data": _b64(a.data),
+                "thumbnail": _b64(a.thumbnail),
+                "error": a.error,
+            }
             for a in m.attachments
         ],
         "rail_events": [
-            {"stage": e.stage, "rail": e.rail, "decision": e.decision, "reason": e.reason,
-             "latency_ms": e.latency_ms, "created_at": _time(e.created_at)}
+            {
+                "stage": e.stage,
+                "rail": e.rail,
+                "decision": e.decision,
+                "reason": e.reason,
+                "latency_ms": e.latency_ms,
+                "created_at": _time(e.created_at),
+            }
             for e in m.rail_events
         ],
         "annotations": [
@@ -718,9 +919,14 @@ def _message_json(m: MessageInfo, seq_of: dict[int, int]) -> dict[str, Any]:
 def _attachment_in(record: dict[str, Any]) -> AttachmentIn:
     thumbnail = record["thumbnail"]
     return AttachmentIn(
-        sha256=record["sha256"], mime=record["mime"], size=record["size"], width=record["width"],
-        height=record["height"], data=base64.b64decode(record["data"]),
-        thumbnail=None if thumbnail is None else base64.b64decode(thumbnail), error=record["error"],
+        sha256=record["sha256"],
+        mime=record["mime"],
+        size=record["size"],
+        width=record["width"],
+        height=record["height"],
+        data=base64.b64decode(record["data"]),
+        thumbnail=None if thumbnail is None else base64.b64decode(thumbnail),
+        error=record["error"],
     )
 
 
@@ -731,24 +937,48 @@ def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int
     message_id = conn.execute(
         insert(MESSAGES)
         .values(
-            session_id=session_id, seq=r["seq"], role=r["role"], content=r["content"],
+            session_id=session_id,
+            seq=r["seq"],
+            role=r["role"],
+            content=r["content"],
             reasoning=r["reasoning"],
-            shown_content=r["shown_content"], status=r["status"], mode=r["mode"], params=r["params"],
-            model=r["model"], prompt_tokens=r["prompt_tokens"], completion_tokens=r["completion_tokens"],
-            ttft_ms=r["ttft_ms"], duration_ms=r["duration_ms"], finish_reason=r["finish_reason"],
-            error=r["error"], context_tokens=context.get("tokens"), context_dropped=context.get("dropped"),
-            created_at=_parse_time(r["created_at"]), updated_at=_parse_time(r["updated_at"]),
+            shown_content=r["shown_content"],
+            status=r["status"],
+            mode=r["mode"],
+            params=r["params"],
+            model=r["model"],
+            prompt_tokens=r["prompt_tokens"],
+            completion_tokens=r["completion_tokens"],
+            ttft_ms=r["ttft_ms"],
+            duration_ms=r["duration_ms"],
+            finish_reason=r["finish_reason"],
+            error=r["error"],
+            context_tokens=context.get("tokens"),
+            context_dropped=context.get("dropped"),
+            created_at=_parse_time(r["created_at"]),
+            updated_at=_parse_time(r["updated_at"]),
         )
         .returning(MESSAGES.c.id)
     ).scalar_one()
     for e in r["rail_events"]:
-        conn.execute(insert(RAIL_EVENTS).values(
-            message_id=message_id, stage=e["stage"], rail=e["rail"], decision=e["decision"],
-            reason=e["reason"], latency_ms=e["latency_ms"], created_at=_parse_time(e["created_at"]),
-        ))
+        conn.execute(
+            insert(RAIL_EVENTS).values(
+                message_id=message_id,
+                stage=e["stage"],
+                rail=e["rail"],
+                decision=e["decision"],
+                reason=e["reason"],
+                latency_ms=e["latency_ms"],
+                created_at=_parse_time(e["created_at"]),
+            )
+        )
     for n in r["annotations"]:
-        conn.execute(insert(ANNOTATIONS).values(
-            message_id=message_id, author=n["author"], text=n["text"],
-            created_at=_parse_time(n["created_at"]),
-        ))
+        conn.execute(
+            insert(ANNOTATIONS).values(
+                message_id=message_id,
+                author=n["author"],
+                text=n["text"],
+                created_at=_parse_time(n["created_at"]),
+            )
+        )
     return message_id

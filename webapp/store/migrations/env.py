@@ -24,8 +24,9 @@ def _run(connection) -> None:  # type: ignore[no-untyped-def]
 
 def run_migrations() -> None:
     if context.is_offline_mode():
-        context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=Base.metadata,
-                          literal_binds=True)
+        context.configure(
+            url=config.get_main_option("sqlalchemy.url"), target_metadata=Base.metadata, literal_binds=True
+        )
         with context.begin_transaction():
             context.run_migrations()
         return

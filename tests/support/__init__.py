@@ -1,0 +1,1 @@
+"""Test helpers: scripted upstream, threaded server, PostgreSQL, tiny models, repository paths."""

@@ -1,0 +1,31 @@
+"""What a rail decides: one frozen verdict type shared by the rails, the pipeline, the store adapters and metrics.
+
+Kept apart from the rail runner so that code which only reads verdicts (the output filter, metrics, the
+NeMo actions in ``rails/``) does not import NeMo Guardrails or the rail runner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Stage = Literal["input", "output"]
+RailName = str  # "url_allowlist" | "moderation" | "model_moderation" | "guard_error"
+
+
+@dataclass(frozen=True)
+class RailOutcome:
+    stage: Stage
+    rail: RailName
+    decision: Literal["allow", "block"]
+    reason: str  # plain words a chatter can read; names the rule, never internals
+    latency_ms: float
+
+    @property
+    def blocked(self) -> bool:
+        return self.decision == "block"
+
+
+def refusal_message(outcome: RailOutcome) -> str:
+    """What the chatter sees instead of an answer."""
+    return f"Sorry, I can't help with that: {outcome.reason}."

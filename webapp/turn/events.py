@@ -1,0 +1,127 @@
+"""What a caller sends to the one-turn pipeline and the frozen events it gets back, one type per step.
+
+The UI and the API are thin adapters over these; metrics observes them. Kept apart from the pipeline so that
+adapters and observers import the types without importing the pipeline (and nothing imports upward).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from webapp.guard.verdicts import RailOutcome
+from webapp.upstream.profiles import Mode
+
+Client = Literal["ui", "api", "demo"]
+FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
+
+
+# ---- what a caller sends -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImageInput:
+    """An image as the user sent it: raw bytes (upload) and a name for messages, or already prepared."""
+
+    data: bytes
+    name: str = "image"
+    error: str | None = None  # already known to be unusable (e.g. its URL could not be fetched)
+
+
+@dataclass
+class TurnRequest:
+    owner: str
+    text: str
+    client: Client = "ui"
+    session_id: str | None = None
+    images: Sequence[ImageInput] = ()
+    image_urls: Sequence[
+        str
+    ] = ()  # https URLs (allowlisted hosts only) or data: URLs, fetched by the app itself
+    mode: Mode = "instant"
+    sampling: dict[str, Any] = field(default_factory=dict)  # explicit client values win over the profile
+    max_tokens: int | None = None
+    # Earlier turns a client resends with a new conversation (OpenAI-style APIs): stored before the new
+    # message and checked by the input rails with it. Ignored when continuing a stored session.
+    history: Sequence[tuple[Literal["user", "assistant"], str]] = ()
+
+
+# ---- what a caller receives ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionReady:
+    session_id: str
+    user_message_id: int
+
+
+@dataclass(frozen=True)
+class ContextInfo:
+    tokens: int
+    max_model_len: int
+    dropped: int
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that does not stop the turn (e.g. images described, not shown)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Retract:
+    """Everything shown for this answer so far must be taken back (an output rail blocked it)."""
+
+
+@dataclass(frozen=True)
+class TurnDone:
+    status: FinalStatus
+    answer_id: int | None
+    message: str = ""  # refusal or error text for the user; empty when complete
+    kind: Literal["ok", "rail", "error", "stopped"] = "ok"
+    rail: RailOutcome | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    ttft_ms: float | None = None
+    duration_ms: float | None = None
+    reasoning_s: float | None = None
+    # Machine-readable cause of an error, so adapters can tell bad input (before the model was asked) from
+    # upstream failures: invalid_request, images_not_supported, context_too_long, upstream_rejected,
+    # upstream_unavailable, upstream_error, internal_error.
+    code: str | None = None
+
+
+TurnEvent = SessionReady | ContextInfo | Notice | ReasoningDelta | AnswerDelta | Retract | TurnDone
+
+
+class InputError(ValueError):
+    """The user's input cannot be processed; str() is the message to show."""
+
+    def __init__(self, message: str, code: str = "invalid_request") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+Observe = Callable[[TurnEvent], None]
+
+
+class TurnObserver(Protocol):
+    """What ChatService needs from a metrics sink."""
+
+    def turn(self, client: str) -> AbstractContextManager[Observe]: ...
+
+    def rails(self, outcomes: Sequence[RailOutcome]) -> None: ...

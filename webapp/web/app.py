@@ -1,0 +1,144 @@
+"""Compose the application: settings -> store, guard, LLM client, ChatService -> FastAPI with the UI mounted."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from webapp.config import Settings
+from webapp.guard.rails import Guard
+from webapp.store import Store
+from webapp.turn.service import ChatService
+from webapp.upstream.client import LLMClient
+from webapp.upstream.profiles import Profile, get_profile
+from webapp.web.auth import ApiAccess
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where the model server is: its OpenAI base URL (with /v1) and key."""
+
+    base_url: str
+    api_key: str = "EMPTY"
+
+
+def build_service(
+    settings: Settings, upstream: Upstream, *, served_model: str, profile: Profile | None = None
+) -> ChatService:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(settings.db_url)
+    store.mark_interrupted()  # answers cut by a crash or kill of the previous run
+    if settings.retention_days is not None:
+        store.purge_older_than(settings.retention_days)
+    return ChatService(
+        store=store,
+        guard=Guard.from_dir(settings.rails, url_allowlist=settings.url_allowlist),
+        llm=LLMClient(upstream.base_url, upstream.api_key, timeout_s=settings.request_timeout_s),
+        profile=profile or get_profile(settings.profile_name),
+        served_model=served_model,
+        system_prompt=settings.system_prompt or None,
+        default_max_tokens=settings.max_tokens,
+        max_tokens_cap=settings.max_tokens_cap,
+        context_margin=settings.context_margin,
+        max_message_chars=settings.max_message_chars,
+        max_images=settings.max_images_per_message,
+        max_image_bytes=settings.max_image_bytes,
+        checkpoint_interval_s=settings.checkpoint_interval_s,
+        image_clahe=settings.image_clahe,
+        describe_images=settings.describe_images,
+    )
+
+
+def private_gradio_tempdir(settings: Settings) -> Path:
+    # Every file Gradio caches is reachable by URL: keep uploads in a private folder, not the shared /tmp.
+    folder = Path(os.environ.get("GRADIO_TEMP_DIR") or settings.data_dir / "gradio-tmp")
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.environ["GRADIO_TEMP_DIR"] = str(folder)
+    tempfile.tempdir = None
+    return folder
+
+
+def browser_state_secret(data_dir: Path) -> str:
+    """A random key made once per data folder (mode 0600), so browsers' stored ids survive restarts."""
+    path = data_dir / "browser-state.key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()
+
+
+def create_app(settings: Settings, service: ChatService) -> FastAPI:
+    import gradio as gr
+
+    from webapp.web.ui import ChatUI
+
+    private_gradio_tempdir(settings)
+    app = FastAPI(title="railchat", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.service = service
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        upstream_ok = await service.llm.health()
+        body = {
+            "app": "ok",
+            "upstream": "ok" if upstream_ok else "unavailable",
+            "model": service.served_model,
+            "profile": service.profile.name,
+        }
+        return JSONResponse(body, status_code=200 if upstream_ok else 503)
+
+    access = install_observability_and_api(app, settings, service)
+    blocks = ChatUI(
+        service,
+        concurrency=settings.concurrent_turns,
+        queue_size=settings.queue_size,
+        browser_secret=browser_state_secret(settings.data_dir),
+    ).build()
+    css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
+    return gr.mount_gradio_app(
+        app,
+        blocks,
+        path="/",
+        allowed_paths=[],
+        show_error=False,
+        ssr_mode=False,
+        run_history=False,
+        max_file_size=settings.max_image_bytes,
+        footer_links=[],
+        css=css,
+        auth=ui_login(access),
+        auth_message="railchat: sign in with the account from the auth file.",
+    )
+
+
+def ui_login(access: ApiAccess) -> Callable[[str, str], bool] | None:
+    """With an auth file the UI asks for a user name and password (same users as the API keys)."""
+    auth_file = access.auth
+    if auth_file is None:
+        return None
+    return lambda name, password: auth_file.check_password(name, password) is not None
+
+
+def install_observability_and_api(app: FastAPI, settings: Settings, service: ChatService) -> ApiAccess:
+    """`/v1/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these paths."""
+    from webapp.web import api, metrics
+    from webapp.web.logs import RequestIdMiddleware, quiet_content_loggers
+
+    access = ApiAccess.from_settings(settings)
+    service.observer = app_metrics = metrics.Metrics()  # a registry per app
+    metrics.install(app, app_metrics, access)
+    api.install(app, service, access)
+    app.add_middleware(RequestIdMiddleware)
+    quiet_content_loggers()
+    return access

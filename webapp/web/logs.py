@@ -1,0 +1,163 @@
+"""Structured logging: every record carries the request id and session id of the request it belongs to.
+
+`configure_logging()` sets up the root logger: human-readable lines by default, JSON lines with
+`RAILCHAT_LOG_JSON=1`. Message content never goes to the log unless `RAILCHAT_LOG_CONTENT=1`: use
+`content_for_log(text)`, which otherwise logs only the length.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import secrets
+import time
+from contextvars import ContextVar
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+request_id_var: ContextVar[str | None] = ContextVar("railchat_request_id", default=None)
+session_id_var: ContextVar[str | None] = ContextVar("railchat_session_id", default=None)
+
+REQUEST_ID_HEADER = "x-request-id"
+_SAFE_ID = re.compile(
+    r"^[A-Za-z0-9._-]{1,64}$"
+)  # a client-sent id is echoed only if it cannot forge log lines
+# Attributes every LogRecord has; anything else on a record came from `extra=` and is logged as a field.
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
+_log = logging.getLogger("railchat.http")
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def content_for_log(text: str) -> str:
+    """Message text for a log line: the text itself only when RAILCHAT_LOG_CONTENT=1, else its length."""
+    return text if env_flag("RAILCHAT_LOG_CONTENT") else f"<{len(text)} chars>"
+
+
+def bind_session(session_id: str | None) -> None:
+    """Attach a session id to every record logged from here on in this request (task context)."""
+    session_id_var.set(session_id)
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and value is not None:
+                entry[key] = value if isinstance(value, str | int | float | bool) else repr(value)
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        extras = [f"{k}={v}" for k, v in vars(record).items() if k not in _STANDARD and v is not None]
+        return f"{line} [{' '.join(extras)}]" if extras else line
+
+
+class ContextFilter(logging.Filter):
+    """Adds `request_id` and `session_id` of the current request to each record (an explicit extra wins).
+
+    A handler filter, not a record factory: `extra={"session_id": ...}` must stay possible for callers."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "request_id", None) is None:
+            record.request_id = request_id_var.get()
+        if getattr(record, "session_id", None) is None:
+            record.session_id = session_id_var.get()
+        return True
+
+
+# Libraries that log message text at INFO (NeMo Guardrails logs every rail event with the user's words).
+CONTENT_LOGGERS = ("nemoguardrails",)
+
+
+def quiet_content_loggers() -> None:
+    """Keep message content out of the log unless RAILCHAT_LOG_CONTENT=1 (idempotent)."""
+    if not env_flag("RAILCHAT_LOG_CONTENT"):
+        for name in CONTENT_LOGGERS:
+            logger = logging.getLogger(name)
+            logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
+
+
+def configure_logging(json_lines: bool | None = None, level: str | int | None = None) -> None:
+    """Root logger to stderr; JSON lines if asked (argument, else RAILCHAT_LOG_JSON)."""
+    if json_lines is None:
+        json_lines = env_flag("RAILCHAT_LOG_JSON")
+    quiet_content_loggers()
+    handler = logging.StreamHandler()
+    handler.addFilter(ContextFilter())
+    handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "railchat", False)]:
+        root.removeHandler(old)
+    handler.railchat = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level or os.environ.get("RAILCHAT_LOG_LEVEL", "INFO").upper())
+
+
+class RequestIdMiddleware:
+    """Gives each HTTP request an id (a sane client `X-Request-Id`, or a new one), echoes it in the response,
+    and logs one access line per request: method, route path, status, duration. No query string, no body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        sent = dict(scope.get("headers") or []).get(REQUEST_ID_HEADER.encode(), b"").decode("latin-1")
+        request_id = sent if _SAFE_ID.match(sent) else secrets.token_hex(8)
+        request_token = request_id_var.set(request_id)
+        session_token = session_id_var.set(None)
+        status = 500
+        started = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                message = {
+                    **message,
+                    "headers": [
+                        *message.get("headers", []),
+                        (REQUEST_ID_HEADER.encode(), request_id.encode()),
+                    ],
+                }
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            if not _quiet(scope["path"]):
+                _log.info(
+                    "%s %s %s",
+                    scope.get("method"),
+                    scope["path"],
+                    status,
+                    extra={"status": status, "duration_ms": round((time.perf_counter() - started) * 1000, 1)},
+                )
+            request_id_var.reset(request_token)
+            session_id_var.reset(session_token)
+
+
+def _quiet(path: str) -> bool:
+    # The UI's own asset and queue polling would drown the log; API, health and audit calls are logged.
+    return not (path.startswith("/v1/") or path.startswith("/api/") or path in {"/healthz", "/metrics"})
