@@ -1,0 +1,202 @@
+"""What a client may send to `POST /v1/chat/completions`, checked and mapped to a `TurnRequest`.
+
+The upstream request is built by ChatService alone, so nothing a client sends reaches vLLM unless it is
+mapped here on purpose. Fields known to be dangerous there are refused with a 400 naming the field rather
+than dropped, so a client learns why its setting had no effect.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from webapp.turn.events import TurnRequest
+from webapp.turn.service import ChatService
+from webapp.upstream.profiles import Mode
+
+# Fields that would let a client change what vLLM renders or where the app connects (Jinja injection,
+# multimodal-processor DoS, key leaks). `chat_template_kwargs` is checked key by key.
+REFUSED_FIELDS = (
+    "chat_template",
+    "media_io_kwargs",
+    "mm_processor_kwargs",
+    "api_base",
+    "base_url",
+    "api_key",
+    "api_version",
+    "api_type",
+    "organization",
+    "extra_body",
+    "extra_headers",
+)
+SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty", "seed", "stop")
+
+
+class ApiError(Exception):
+    """A request the API answers with an OpenAI-style error body: HTTP status, message, code, parameter."""
+
+    def __init__(self, status: int, message: str, code: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.code, self.param = status, message, code, param
+
+
+class ImageUrl(BaseModel):
+    url: str
+
+
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: str
+    text: str | None = None
+    image_url: ImageUrl | str | None = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[ContentPart] | None = None
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    include_usage: bool = False
+
+
+class ChatCompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # unknown harmless fields are ignored (never forwarded)
+    model: str | None = None
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    n: int = 1
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    thinking: bool | None = None
+    reasoning_effort: str | None = None
+    chat_template_kwargs: dict[str, Any] | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    top_k: int | None = None
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
+    seed: int | None = None
+    stop: str | list[str] | None = None
+
+    @property
+    def include_usage(self) -> bool:
+        return bool(self.stream_options and self.stream_options.include_usage)
+
+
+def decode_body(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ApiError(400, "The request body is not valid JSON.", "invalid_json") from None
+
+
+def parse_request(body: Any, service: ChatService) -> ChatCompletionRequest:
+    if not isinstance(body, dict):
+        raise ApiError(400, "The request body must be a JSON object.", "invalid_json")
+    for name in REFUSED_FIELDS:
+        if name in body:
+            raise ApiError(
+                400, f"The field '{name}' is not accepted by this server.", f"{name}_not_allowed", name
+            )
+    try:
+        request = ChatCompletionRequest.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise ApiError(400, f"Invalid request: {where}: {first['msg']}", "invalid_request", where) from None
+    if request.n != 1:
+        raise ApiError(400, "Only n=1 is supported.", "n_not_allowed", "n")
+    _check_template_kwargs(request.chat_template_kwargs or {}, service.profile.thinking_key)
+    return request
+
+
+def _check_template_kwargs(kwargs: dict[str, Any], thinking_key: str | None) -> None:
+    """Only the profile's own thinking switch, as a boolean: any other key reaches vLLM's Jinja renderer."""
+    for key, value in kwargs.items():
+        if key != thinking_key or not isinstance(value, bool):
+            field = f"chat_template_kwargs.{key}"
+            hint = f" Only '{thinking_key}' (true/false) is accepted." if thinking_key else ""
+            raise ApiError(
+                400,
+                f"The field '{field}' is not accepted by this server.{hint}",
+                f"{field}_not_allowed",
+                field,
+            )
+
+
+def mode_of(request: ChatCompletionRequest, service: ChatService) -> Mode:
+    """`thinking`, else the profile's chat_template_kwargs key, else `reasoning_effort`, else the model default."""
+    key = service.profile.thinking_key
+    if request.thinking is not None:
+        return "thinking" if request.thinking else "instant"
+    if key and request.chat_template_kwargs and key in request.chat_template_kwargs:
+        return "thinking" if request.chat_template_kwargs[key] else "instant"
+    if request.reasoning_effort is not None:
+        return "instant" if request.reasoning_effort in ("none", "minimal") else "thinking"
+    return "thinking" if service.profile.can_think else "instant"  # thinking models think unless told not to
+
+
+def text_and_images(message: ChatMessage) -> tuple[str, list[str]]:
+    if message.content is None or isinstance(message.content, str):
+        return message.content or "", []
+    texts: list[str] = []
+    urls: list[str] = []
+    for index, part in enumerate(message.content):
+        if part.type == "text" and part.text is not None:
+            texts.append(part.text)
+        elif part.type == "image_url" and part.image_url is not None:
+            urls.append(part.image_url if isinstance(part.image_url, str) else part.image_url.url)
+        else:
+            raise ApiError(
+                400,
+                f"Content parts of type '{part.type}' are not supported; send text and image_url.",
+                "unsupported_content_part",
+                f"messages.content.{index}",
+            )
+    return "\n".join(texts), urls
+
+
+def resent_history(
+    request: ChatCompletionRequest,
+) -> list[tuple[Literal["user", "assistant"], str]]:
+    """The earlier user/assistant turns of a new conversation, as text (images of earlier turns are not kept)."""
+    history: list[tuple[Literal["user", "assistant"], str]] = []
+    for message in request.messages[:-1]:
+        if message.role in ("user", "assistant"):
+            earlier, _ = text_and_images(message)
+            if earlier.strip():
+                history.append((message.role, earlier))
+    return history
+
+
+def turn_request(
+    request: ChatCompletionRequest, service: ChatService, owner: str, session_id: str | None
+) -> TurnRequest:
+    last = request.messages[-1]
+    if last.role != "user":
+        raise ApiError(
+            400, "The last message must be the user's new message.", "last_message_not_user", "messages"
+        )
+    text, image_urls = text_and_images(last)
+    max_tokens = request.max_completion_tokens or request.max_tokens
+    sampling = {
+        name: getattr(request, name) for name in SAMPLING_FIELDS if getattr(request, name) is not None
+    }
+    return TurnRequest(
+        owner=owner,
+        text=text,
+        client="api",
+        session_id=session_id,
+        image_urls=image_urls,
+        mode=mode_of(request, service),
+        sampling=sampling,
+        # With a session, the stored conversation is the history.
+        history=resent_history(request) if session_id is None else (),
+        max_tokens=min(max_tokens, service.max_tokens_cap) if max_tokens else None,
+    )

@@ -1,0 +1,147 @@
+"""OpenAI response objects built from the pipeline's `TurnDone` and deltas, with the `openai` package's types.
+
+The types keep the wire shape honest (the fields an OpenAI client expects, and no more); railchat's own
+additions ride as extra fields the way vLLM adds them: `reasoning` on a message or delta, and a top-level
+`guardrails` object when a rail blocked. Objects are dumped with `exclude_unset`, so a field is on the wire
+exactly when it was set here (`finish_reason: null` on a chunk, but no `refusal` or `audio`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from fastapi.responses import JSONResponse
+from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionMessage
+from openai.types.chat import chat_completion as whole
+from openai.types.chat import chat_completion_chunk as chunked
+from openai.types.completion_usage import CompletionUsage
+from openai.types.shared import ErrorObject
+
+from webapp.turn.events import TurnDone
+from webapp.web.api.request import ApiError
+
+SESSION_HEADER = "X-Session-Id"
+ERROR_STATUS = {  # TurnDone.code -> HTTP status for a failure that happened before anything was streamed
+    "invalid_request": 400,
+    "images_not_supported": 400,
+    "context_too_long": 400,
+    "upstream_rejected": 400,
+    "upstream_unavailable": 503,
+    "upstream_error": 502,
+    "internal_error": 503,
+}
+
+
+# ---- errors --------------------------------------------------------------------------------------------------
+
+
+def error_body(message: str, code: str, status: int, param: str | None = None) -> dict[str, Any]:
+    kind = "invalid_request_error" if status < 500 else "server_error"
+    if status == 401:
+        kind = "authentication_error"
+    error = ErrorObject(message=message, type=kind, code=code, param=param)
+    return {"error": error.model_dump(exclude_unset=True)}
+
+
+def error_response(error: ApiError, session_id: str | None = None) -> JSONResponse:
+    headers = {SESSION_HEADER: session_id} if session_id else None
+    return JSONResponse(
+        error_body(error.message, error.code, error.status, error.param),
+        status_code=error.status,
+        headers=headers,
+    )
+
+
+def failure_of(done: TurnDone) -> ApiError | None:
+    """The turn's error as an API error, or None when it ended normally (answered or blocked)."""
+    if done.status != "error":
+        return None
+    code = done.code or "internal_error"
+    return ApiError(ERROR_STATUS.get(code, 503), done.message or "The answer failed.", code)
+
+
+# ---- parts of an answer ----------------------------------------------------------------------------------------
+
+
+def guardrails_of(done: TurnDone) -> dict[str, str] | None:
+    if done.kind != "rail" or done.rail is None:
+        return None
+    return {"stage": done.rail.stage, "rail": done.rail.rail, "reason": done.rail.reason}
+
+
+def usage_of(done: TurnDone) -> CompletionUsage | None:
+    if done.prompt_tokens is None and done.completion_tokens is None:
+        return None
+    prompt, completion = done.prompt_tokens or 0, done.completion_tokens or 0
+    return CompletionUsage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )
+
+
+def finish_reason_of(done: TurnDone) -> str:
+    return "content_filter" if done.kind == "rail" else (done.finish_reason or "stop")
+
+
+def sse(body: dict[str, Any]) -> str:
+    return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+
+# ---- whole objects ---------------------------------------------------------------------------------------------
+
+
+class Completion:
+    """Builds the OpenAI objects of one answer: one id and creation time for all its chunks."""
+
+    def __init__(self, model: str) -> None:
+        self.id = f"chatcmpl-{uuid.uuid4().hex}"
+        self.created = int(time.time())
+        self.model = model
+
+    def chunk(self, delta: dict[str, Any], finish_reason: str | None = None, **top: Any) -> str:
+        """One SSE event. `delta` may carry `reasoning`; `top` adds top-level fields such as `guardrails`."""
+        # Constructed, not validated: the finish reason is the upstream's and may be one OpenAI never sends.
+        choice = chunked.Choice.model_construct(
+            index=0, delta=chunked.ChoiceDelta(**delta), finish_reason=finish_reason, logprobs=None
+        )
+        body = ChatCompletionChunk(
+            id=self.id,
+            object="chat.completion.chunk",
+            created=self.created,
+            model=self.model,
+            choices=[choice],
+            **top,
+        )
+        return sse(body.model_dump(exclude_unset=True))
+
+    def usage_chunk(self, usage: CompletionUsage) -> str:
+        body = ChatCompletionChunk(
+            id=self.id,
+            object="chat.completion.chunk",
+            created=self.created,
+            model=self.model,
+            choices=[],
+            usage=usage,
+        )
+        return sse(body.model_dump(exclude_unset=True))
+
+    def whole(self, content: str, reasoning: str, done: TurnDone) -> dict[str, Any]:
+        added: dict[str, Any] = {"reasoning": reasoning or None}  # vLLM's field, not OpenAI's
+        message = ChatCompletionMessage(role="assistant", content=content, tool_calls=None, **added)
+        choice = whole.Choice.model_construct(
+            index=0, message=message, finish_reason=finish_reason_of(done), logprobs=None
+        )
+        usage = usage_of(done) or CompletionUsage(prompt_tokens=0, completion_tokens=0, total_tokens=0)
+        extra: dict[str, Any] = {"guardrails": rails} if (rails := guardrails_of(done)) is not None else {}
+        body = ChatCompletion(
+            id=self.id,
+            object="chat.completion",
+            created=self.created,
+            model=self.model,
+            choices=[choice],
+            usage=usage,
+            **extra,
+        )
+        return body.model_dump(exclude_unset=True)

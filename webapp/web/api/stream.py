@@ -1,0 +1,144 @@
+"""Server-sent events for a streamed answer, and stopping the pipeline when the client goes away.
+
+Starlette cancels a streaming body through an anyio cancel scope, which also cancels every await in the
+pipeline's clean-up (the answer would stay "streaming" in the store, the upstream request open). Here the
+work runs in a plain asyncio task that is cancelled once on disconnect and then awaited, so the upstream
+request is closed and the answer stored as interrupted before the handler returns. `cancel_on_disconnect`
+is that race, used for a whole non-streamed answer and for the SSE body alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, AsyncIterable, Coroutine
+from contextlib import aclosing
+from typing import Any, TypeVar
+
+from fastapi.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from webapp.turn.events import AnswerDelta, ReasoningDelta, TurnDone, TurnEvent
+from webapp.web.api.response import (
+    Completion,
+    error_body,
+    failure_of,
+    finish_reason_of,
+    guardrails_of,
+    sse,
+    usage_of,
+)
+
+log = logging.getLogger("webapp.web.api")
+
+T = TypeVar("T")
+
+
+class ClientGone(Exception):
+    """The client disconnected before the work finished; the work was cancelled and has cleaned up."""
+
+
+async def cancel_on_disconnect(receive: Receive, work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` (the request body already read); if the client goes away first, cancel it once and wait
+    for its clean-up (shielded from a second cancel by running in its own task), then raise ClientGone."""
+    job = asyncio.ensure_future(work)
+    watch = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait({job, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not job.done():
+            job.cancel()
+        await asyncio.wait({job})  # its clean-up finishes even if this handler is being cancelled itself
+    if job.cancelled() and watch.done() and not watch.cancelled():
+        raise ClientGone
+    return job.result()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class TurnStreamResponse(StreamingResponse):
+    """SSE whose body (and with it the pipeline) is cancelled once, cleanly, when the client goes away."""
+
+    def __init__(self, body: AsyncGenerator[str, None], headers: dict[str, str]) -> None:
+        self.chunks = body
+        super().__init__(
+            body, headers={**headers, "Cache-Control": "no-cache"}, media_type="text/event-stream"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        with contextlib.suppress(ClientGone, OSError):  # nobody is listening any more
+            await cancel_on_disconnect(receive, self._pump(send))
+
+    async def _pump(self, send: Send) -> None:
+        async with aclosing(self.chunks) as chunks:
+            await send(
+                {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+            )
+            async for chunk in chunks:
+                await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def sse_events(
+    events: AsyncIterable[TurnEvent], completion: Completion, include_usage: bool
+) -> AsyncGenerator[str, None]:
+    """The turn as OpenAI chunks: reasoning and answer deltas, then one final chunk (or an error event)."""
+    yield completion.chunk({"role": "assistant", "content": ""})
+    async for event in events:
+        if isinstance(event, ReasoningDelta):
+            yield completion.chunk({"reasoning": event.text})
+        elif isinstance(event, AnswerDelta):
+            yield completion.chunk({"content": event.text})
+        elif isinstance(event, TurnDone):
+            log_turn(event, stream=True)
+            for chunk in _final_chunks(event, completion, include_usage):
+                yield chunk
+            return
+
+
+def _final_chunks(done: TurnDone, completion: Completion, include_usage: bool) -> list[str]:
+    if (failure := failure_of(done)) is not None:
+        # The client saw part of an answer that was cut: an error event, never a normal finish.
+        return [sse(error_body(failure.message, failure.code, failure.status))]
+    if done.kind == "rail":  # the refusal as content; with an output block, discard what came before
+        chunks = [
+            completion.chunk({"content": done.message}, "content_filter", guardrails=guardrails_of(done))
+        ]
+    else:
+        chunks = [completion.chunk({}, finish_reason_of(done))]
+    if include_usage and (usage := usage_of(done)) is not None:
+        chunks.append(completion.usage_chunk(usage))
+    return [*chunks, "data: [DONE]\n\n"]
+
+
+async def closing_with(
+    body: AsyncGenerator[str, None], events: AsyncGenerator[TurnEvent, None]
+) -> AsyncGenerator[str, None]:
+    """Closing the SSE body closes the pipeline (cancels the upstream, stores the answer as interrupted)."""
+    try:
+        async with aclosing(body) as chunks:
+            async for chunk in chunks:
+                yield chunk
+    finally:
+        await events.aclose()
+
+
+def log_turn(done: TurnDone, *, stream: bool) -> None:
+    log.info(
+        "chat completion %s",
+        done.status,
+        extra={
+            "status": done.status,
+            "stream": stream,
+            "code": done.code,
+            "rail": done.rail.rail if done.rail else None,
+            "prompt_tokens": done.prompt_tokens,
+            "completion_tokens": done.completion_tokens,
+            "ttft_ms": round(done.ttft_ms, 1) if done.ttft_ms is not None else None,
+        },
+    )
