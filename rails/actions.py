@@ -1,6 +1,6 @@
 """Custom NeMo Guardrails actions for railchat's rails (flows in rails.co).
 
-Each action returns a ``RailOutcome``. The rail logic lives in ``webapp.guard.rails.RailChecks``, handed in by
+Each action returns a ``RailOutcome``. The rail logic lives in ``webapp.guard.checks.RailChecks``, handed in by
 ``Guard.from_dir`` as the action parameter ``railchat_checks``; without it (config loaded by other tools)
 the actions refuse rather than pass text unchecked.
 """
@@ -28,7 +28,7 @@ async def railchat_url_allowlist(
     text: str | None = None,
     reasoning: str | None = None,
     image_urls: list[str] | None = None,
-    railchat_checks: Any = None,  # webapp.guard.rails.RailChecks
+    railchat_checks: Any = None,  # webapp.guard.checks.RailChecks
 ) -> RailOutcome:
     if railchat_checks is None:
         return _unwired(stage, "url_allowlist")
@@ -41,7 +41,7 @@ async def railchat_moderation(
     stage: str = "input",
     text: str | None = None,
     reasoning: str | None = None,
-    railchat_checks: Any = None,  # webapp.guard.rails.RailChecks
+    railchat_checks: Any = None,  # webapp.guard.checks.RailChecks
 ) -> RailOutcome:
     if railchat_checks is None:
         return _unwired(stage, "moderation")
@@ -54,7 +54,7 @@ async def railchat_model_moderation(
     text: str | None = None,
     reasoning: str | None = None,
     user_text: str | None = None,
-    railchat_checks: Any = None,  # webapp.guard.rails.RailChecks
+    railchat_checks: Any = None,  # webapp.guard.checks.RailChecks
 ) -> RailOutcome:
     if railchat_checks is None:
         return _unwired(stage, "model_moderation")

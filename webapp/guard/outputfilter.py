@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from webapp.guard.verdicts import RailOutcome
 
 if TYPE_CHECKING:
-    from webapp.guard.rails import Guard
+    from webapp.guard.interface import StreamRails
 
 Channel = Literal["answer", "reasoning"]
 CHANNELS: tuple[Channel, ...] = ("answer", "reasoning")
@@ -29,6 +29,14 @@ HOLD_LIMIT = 1000
 
 _NATURAL_END = re.compile(r"(?:[.!?:;](?:[\"')\]]*)[ \t]+|\n)")
 _TAG_START = re.compile(r"<[A-Za-z!/]|<[a-zA-Z][a-zA-Z0-9+.\-]*:")
+
+
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """How long passed text may wait for a better cut (from the rails config)."""
+
+    chunk_chars: int  # release at least at this size (cut at whitespace) when no sentence ends
+    max_hold_ms: int  # or once text has waited this long
 
 
 @dataclass
@@ -84,13 +92,12 @@ def _context(released: str) -> str:
 
 
 class OutputFilter:
-    def __init__(self, guard: Guard, user_text: str = "") -> None:
-        self._guard = guard
+    def __init__(self, rails: StreamRails, user_text: str = "", *, options: ReleaseOptions) -> None:
+        self._rails = rails
         self._user_text = user_text
-        self._rails = guard.checks.stream_rails(guard.output_flows)
-        self._chunk_chars = guard.settings.chunk_chars
+        self._chunk_chars = options.chunk_chars
         # A slow model must not leave a chatter staring at nothing: release what passed after this long.
-        self._max_hold_s = guard.settings.max_hold_ms / 1000
+        self._max_hold_s = options.max_hold_ms / 1000
         self._pending_since: dict[Channel, float] = {c: 0.0 for c in CHANNELS}
         self._pending: dict[Channel, str] = {c: "" for c in CHANNELS}
         self._released: dict[Channel, str] = {c: "" for c in CHANNELS}
@@ -121,14 +128,11 @@ class OutputFilter:
     def _check(self, channel: Channel, chunk: str) -> FilterStep:
         """The streaming rails over ``chunk`` plus the tail already released (so split links are seen whole)."""
         window = _context(self._released[channel]) + chunk
-        events: list[RailOutcome] = []
-        for rail in self._rails:
-            outcome = self._guard.checks.run_sync(rail, "output", [window])
-            events.append(outcome)
-            if outcome.blocked:
-                self._block = outcome
-                return FilterStep(events=events, block=outcome)
-        return FilterStep(events=events)
+        events = self._rails.check_chunk(window)
+        block = next((o for o in events if o.blocked), None)
+        if block is not None:
+            self._block = block
+        return FilterStep(events=events, block=block)
 
     async def flush(self) -> FilterStep:
         """End of stream: check what is still held back, then release it.
@@ -139,7 +143,7 @@ class OutputFilter:
         """
         if self._block is not None:
             return FilterStep(block=self._block)
-        if self._guard.needs_whole_answer:
+        if self._rails.needs_whole_answer:
             return await self._flush_whole()
         events: list[RailOutcome] = []
         released: dict[Channel, str] = {}
@@ -160,7 +164,7 @@ class OutputFilter:
         reasoning = self._released["reasoning"] + self._pending["reasoning"]
         if not answer and not reasoning:
             return FilterStep()
-        events = await self._guard.check_output(answer, reasoning, self._user_text)
+        events = await self._rails.check_output(answer, reasoning, self._user_text)
         block = next((o for o in events if o.blocked), None)
         if block is not None:
             self._block = block

@@ -1,10 +1,11 @@
-"""Input and output rails: NeMo Guardrails runs the flows in ``rails/``, whose actions call ``RailChecks``.
+"""The rails as NeMo Guardrails configures them (``rails/``): the adapter the pipeline calls.
 
-NeMo is used only as a rail runner: no main model, no dialog rails, no embeddings. ``LLMRails`` is built
-without an LLM and called with ``options={"rails": [...]}``; the flows only execute our actions and the
-predefined refusal, so no model is ever called (the test suite checks ``llm_calls_count == 0`` and that
-no socket leaves the machine). Streaming chunks run the same ``RailChecks`` directly (NeMo adds ~3-4 ms
-per call); NeMo runs the input check and the final check of each answer.
+NeMo is used only as a rail runner: no main model, no dialog rails, no embeddings. The flows in
+``rails/config.yml`` and ``rails.co`` name the rails and their order; the actions in ``rails/actions.py``
+call ``RailChecks``. Flows that are plain action calls (all of railchat's) run their registered actions
+directly in config order (``webapp.guard.flows``: same verdicts, without the Colang runtime's ~4 ms per
+turn); any other flow makes its stage run through ``LLMRails.generate_async`` as configured. Streamed
+chunks run the cheap rails straight from ``RailChecks``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import os
 
 os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")  # must be set before nemoguardrails is imported
 
+import logging
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,75 +24,18 @@ from typing import Any
 
 from nemoguardrails import LLMRails, RailsConfig
 
+from webapp.guard.checks import REGISTERED_RAILS, RailChecks, rail_of_flow, registered_rail
+from webapp.guard.flows import ActionFlow, ActionRunner, plain_flows
 from webapp.guard.moderation import ModelModerationConfig, ModelModerator, ModerationConfig, Moderator
-from webapp.guard.outputfilter import OutputFilter
-from webapp.guard.urlpolicy import UrlPolicy, find_urls
+from webapp.guard.outputfilter import OutputFilter, ReleaseOptions
+from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
+
+log = logging.getLogger(__name__)
 
 
 def _elapsed_ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
-
-
-class RailChecks:
-    """The rail functions. NeMo actions (rails/actions.py) and the streaming OutputFilter both call these."""
-
-    def __init__(
-        self, url_policy: UrlPolicy, moderator: Moderator, model_moderator: ModelModerator | None = None
-    ) -> None:
-        self.url_policy = url_policy
-        self.moderator = moderator
-        self.model_moderator = model_moderator
-
-    def url_allowlist(
-        self, stage: Stage, texts: Sequence[str], image_urls: Sequence[str] = ()
-    ) -> RailOutcome:
-        start = time.perf_counter()
-        urls = [u for text in texts if text for u in find_urls(text)] + list(image_urls)
-        reason = self.url_policy.first_violation(urls)
-        if reason is None:
-            return RailOutcome(
-                stage, "url_allowlist", "allow", "all links are on the allowlist", _elapsed_ms(start)
-            )
-        return RailOutcome(stage, "url_allowlist", "block", reason, _elapsed_ms(start))
-
-    def moderation(self, stage: Stage, texts: Sequence[str]) -> RailOutcome:
-        start = time.perf_counter()
-        for text in texts:
-            finding = self.moderator.check(text, stage) if text else None
-            if finding is not None:
-                return RailOutcome(stage, "moderation", "block", finding.reason, _elapsed_ms(start))
-        return RailOutcome(stage, "moderation", "allow", "no moderation rule matched", _elapsed_ms(start))
-
-    async def model_moderation(self, stage: Stage, texts: Sequence[str], user_text: str = "") -> RailOutcome:
-        start = time.perf_counter()
-        if self.model_moderator is None:
-            return RailOutcome(
-                stage, "model_moderation", "allow", "model moderation is off", _elapsed_ms(start)
-            )
-        for text in texts:
-            finding = await self.model_moderator.check(text, stage, user_text) if text else None
-            if finding is not None:
-                return RailOutcome(stage, "model_moderation", "block", finding.reason, _elapsed_ms(start))
-        return RailOutcome(
-            stage, "model_moderation", "allow", "the safety model found nothing", _elapsed_ms(start)
-        )
-
-    def stream_rails(self, flow_names: Sequence[str]) -> list[RailName]:
-        """The cheap rails among the configured output flows, in config order, for per-chunk checks."""
-        per_chunk = ("url_allowlist", "moderation")
-        return [r for r in map(rail_of_flow, flow_names) if r in per_chunk]
-
-    def run_sync(self, rail: RailName, stage: Stage, texts: Sequence[str]) -> RailOutcome:
-        if rail == "url_allowlist":
-            return self.url_allowlist(stage, texts)
-        return self.moderation(stage, texts)
-
-
-def rail_of_flow(flow_name: str) -> RailName:
-    """Flows are named "railchat <rail words> <stage>", e.g. "railchat url allowlist output"."""
-    words = flow_name.split()
-    return "_".join(words[1:-1]) if len(words) > 2 and words[0] == "railchat" else flow_name
 
 
 @dataclass(frozen=True)
@@ -116,13 +62,40 @@ class GuardSettings:
 
 
 class Guard:
-    def __init__(self, rails: LLMRails, checks: RailChecks, settings: GuardSettings) -> None:
+    """Implements ``webapp.guard.interface.Rails`` over a loaded NeMo Guardrails config.
+
+    ``checks``, ``settings`` and the flow lists are public for tests and diagnostics; the pipeline and the
+    output filter use only the ``Rails`` methods.
+    """
+
+    def __init__(
+        self, rails: LLMRails, checks: RailChecks, settings: GuardSettings, *, nemo_runtime: bool = False
+    ) -> None:
         self._rails = rails
         self.checks = checks
         self.settings = settings
         self.url_policy = checks.url_policy
         self.input_flows: list[str] = list(rails.config.rails.input.flows)
         self.output_flows: list[str] = list(rails.config.rails.output.flows)
+        for flow in self.input_flows + self.output_flows:
+            registered_rail(flow)  # an unknown rail is a start-up error
+        self._chunk_rails: list[RailName] = [
+            r for r in map(rail_of_flow, self.output_flows) if REGISTERED_RAILS[r] == "per_chunk"
+        ]
+        self._needs_whole_answer = any(
+            REGISTERED_RAILS[rail_of_flow(f)] == "whole_answer" for f in self.output_flows
+        )
+        # None: the stage runs through NeMo's Colang runtime (a flow that is not a plain action call, or
+        # ``nemo_runtime``: the reference the direct runner is tested and benchmarked against).
+        stages: dict[Stage, list[str]] = {"input": self.input_flows, "output": self.output_flows}
+        self._plain: dict[Stage, list[ActionFlow] | None] = {
+            stage: None if nemo_runtime else plain_flows(flows, rails.config.flows, stage)
+            for stage, flows in stages.items()
+        }
+        dispatcher = rails.runtime.action_dispatcher
+        self._runner = ActionRunner(dispatcher.registered_actions, rails.runtime.registered_action_params)
+        for flows in self._plain.values():
+            self._runner.check(flows or [])
 
     @classmethod
     def from_dir(
@@ -131,6 +104,7 @@ class Guard:
         url_allowlist: Sequence[str] | None = None,
         *,
         model_transport: Any = None,  # an httpx transport, for tests of the model rail
+        nemo_runtime: bool = False,
     ) -> Guard:
         config = RailsConfig.from_path(str(rails_dir))
         settings = GuardSettings.from_custom_data(config.custom_data or {}, url_allowlist)
@@ -148,65 +122,92 @@ class Guard:
         )
         rails = LLMRails(config)  # no llm: nothing in our flows asks for one
         rails.register_action_param("railchat_checks", checks)
-        return cls(rails, checks, settings)
+        return cls(rails, checks, settings, nemo_runtime=nemo_runtime)
+
+    # -- the Rails interface ------------------------------------------------------------------------------
 
     async def check_input(self, text: str, image_urls: Sequence[str] = ()) -> list[RailOutcome]:
-        """One outcome per rail that ran; NeMo stops at the first block, which is what the chatter sees."""
-        messages: list[dict[str, Any]] = [
-            {"role": "context", "content": {"image_urls": list(image_urls)}},
-            {"role": "user", "content": text},
-        ]
-        return await self._run("input", messages, self.input_flows)
+        variables = {"user_message": text, "image_urls": list(image_urls)}
+        return await self._run("input", variables, self.input_flows)
 
     async def check_output(self, answer: str, reasoning: str = "", user_text: str = "") -> list[RailOutcome]:
-        """The whole-answer check through NeMo (OutputFilter.flush calls this)."""
-        messages: list[dict[str, Any]] = [
-            {"role": "context", "content": {"bot_reasoning": reasoning}},
-            {"role": "user", "content": user_text},
-            {"role": "assistant", "content": answer},
-        ]
-        return await self._run("output", messages, self.output_flows)
+        variables = {"user_message": user_text, "bot_message": answer, "bot_reasoning": reasoning}
+        return await self._run("output", variables, self.output_flows)
+
+    def check_chunk(self, text: str) -> list[RailOutcome]:
+        return self.checks.run_chunk_rails(self._chunk_rails, "output", text)
 
     @property
     def needs_whole_answer(self) -> bool:
-        """True when a rail must see the complete answer (the model-based moderator), not only chunks."""
-        return self.checks.model_moderator is not None
+        return self._needs_whole_answer
+
+    def allows_url(self, url: str) -> bool:
+        return self.url_policy.allows(url)
 
     def output_filter(self, user_text: str = "") -> OutputFilter:
-        """A new stateful filter for one answer; ``user_text`` gives the model rail its context."""
-        return OutputFilter(self, user_text)
+        options = ReleaseOptions(self.settings.chunk_chars, self.settings.max_hold_ms)
+        return OutputFilter(self, user_text, options=options)
 
     async def aclose(self) -> None:
         if self.checks.model_moderator is not None:
             await self.checks.model_moderator.aclose()
 
-    async def _run(
-        self, stage: Stage, messages: list[dict[str, Any]], flows: Sequence[str]
-    ) -> list[RailOutcome]:
+    # -- running a stage -----------------------------------------------------------------------------------
+
+    async def _run(self, stage: Stage, variables: dict[str, Any], flows: Sequence[str]) -> list[RailOutcome]:
+        """Fails closed: a rail that raised or gave no verdict ends the stage with a ``guard_error`` block,
+        logged for operators by exception type and place (the message may quote the user's text)."""
         if not flows:
             return []
         start = time.perf_counter()
+        plain = self._plain[stage]
+        raised = False
         try:
-            response = await self._rails.generate_async(
-                messages=messages, options={"rails": [stage], "log": {"activated_rails": True}}
-            )
-            outcomes = _outcomes_of(response)
-        except Exception:
-            outcomes = []
-        if not any(o.blocked for o in outcomes) and len(outcomes) < len(flows):
-            outcomes.append(
-                RailOutcome(stage, "guard_error", "block", "the safety check failed", _elapsed_ms(start))
-            )
-        return outcomes
+            if plain is not None:
+                outcomes = await self._runner.run(plain, variables)
+            else:
+                outcomes = await self._run_nemo(stage, variables)
+        except Exception as exc:
+            _log_failure(stage, exc)
+            outcomes, raised = [], True
+        if any(o.blocked for o in outcomes) or len(outcomes) >= len(flows):
+            return outcomes
+        if not raised:  # an action returned something other than a verdict, or NeMo skipped one
+            log.error("the %s rails gave %d verdicts for %d flows", stage, len(outcomes), len(flows))
+        failure = RailOutcome(stage, "guard_error", "block", "the safety check failed", _elapsed_ms(start))
+        return [*outcomes, failure]
+
+    async def _run_nemo(self, stage: Stage, variables: Mapping[str, Any]) -> list[RailOutcome]:
+        response = await self._rails.generate_async(
+            messages=nemo_messages(stage, variables),
+            options={"rails": [stage], "log": {"activated_rails": True}},
+        )
+        return [
+            action.return_value
+            for rail in response.log.activated_rails
+            for action in rail.executed_actions
+            if isinstance(action.return_value, RailOutcome)
+        ]
 
 
-def _outcomes_of(response: Any) -> list[RailOutcome]:
+def nemo_messages(stage: Stage, variables: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The turn's variables as the message list NeMo computes the same variables from."""
+    if stage == "input":
+        return [
+            {"role": "context", "content": {"image_urls": variables["image_urls"]}},
+            {"role": "user", "content": variables["user_message"]},
+        ]
     return [
-        action.return_value
-        for rail in response.log.activated_rails
-        for action in rail.executed_actions
-        if isinstance(action.return_value, RailOutcome)
+        {"role": "context", "content": {"bot_reasoning": variables["bot_reasoning"]}},
+        {"role": "user", "content": variables["user_message"]},
+        {"role": "assistant", "content": variables["bot_message"]},
     ]
+
+
+def _log_failure(stage: Stage, exc: BaseException) -> None:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    log.error("the %s rails failed (%s at %s); the turn is refused", stage, type(exc).__name__, where)
 
 
 def _drop_flows(config: RailsConfig, rail: RailName) -> None:

@@ -22,8 +22,8 @@ from contextlib import aclosing, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from webapp.guard.rails import Guard
-from webapp.guard.verdicts import RailOutcome, refusal_message
+from webapp.guard.interface import Rails
+from webapp.guard.verdicts import RailOutcome, Stage, refusal_message
 from webapp.media.describe import describe_image
 from webapp.media.fetch import decode_data_url, fetch_image
 from webapp.media.images import ImageError, PreparedImage, prepare_image
@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class ChatService:
     store: Store
-    guard: Guard
+    guard: Rails
     llm: LLMClient
     profile: Profile
     served_model: str
@@ -455,7 +455,7 @@ class ChatService:
     async def _fetch_image_urls(self, urls: Sequence[str]) -> list[ImageInput]:
         fetched = []
         for number, url in enumerate(urls, start=1):
-            if not url.startswith("data:") and not self.guard.url_policy.allows(url):
+            if not url.startswith("data:") and not self.guard.allows_url(url):
                 continue  # never contacted; the input rail refuses it by name
             name = (
                 f"image {number}" if url.startswith("data:") else url if len(url) <= 60 else url[:57] + "..."
@@ -466,7 +466,7 @@ class ChatService:
                     if url.startswith("data:")
                     else await fetch_image(
                         url,
-                        allows=self.guard.url_policy.allows,
+                        allows=self.guard.allows_url,
                         max_bytes=self.max_image_bytes,
                         timeout_s=10.0,
                     )
@@ -598,7 +598,7 @@ def summarise_verdicts(outcomes: Sequence[RailOutcome]) -> list[RailOutcome]:
     """One allow verdict per rail and stage (the chunks of a stream, counted and timed together); every block
     verdict as it was. Keeps the audit trail readable and the streaming path free of per-chunk writes."""
     blocks = [o for o in outcomes if o.blocked]
-    allowed: dict[tuple[str, str], list[RailOutcome]] = {}
+    allowed: dict[tuple[Stage, str], list[RailOutcome]] = {}
     for o in outcomes:
         if not o.blocked:
             allowed.setdefault((o.stage, o.rail), []).append(o)
@@ -609,7 +609,7 @@ def summarise_verdicts(outcomes: Sequence[RailOutcome]) -> list[RailOutcome]:
             stage,
             rail,
             "allow",
-            f"{len(group)} chunks passed",  # type: ignore[arg-type]
+            f"{len(group)} chunks passed",
             sum(o.latency_ms for o in group),
         )
         for (stage, rail), group in allowed.items()
