@@ -28,4 +28,9 @@ class RailOutcome:
 
 def refusal_message(outcome: RailOutcome) -> str:
     """What the chatter sees instead of an answer."""
-    return f"Sorry, I can't help with that: {outcome.reason}."
+    return refusal_for(outcome.reason)
+
+
+def refusal_for(reason: str) -> str:
+    """The refusal wording, also for a stored block reopened later (only its reason is kept)."""
+    return f"Sorry, I can't help with that: {reason}."

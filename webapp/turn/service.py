@@ -45,6 +45,7 @@ from webapp.turn.events import (
     TurnRequest,
 )
 from webapp.turn.prompt import to_context_messages
+from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import (
     Delta,
     ImagesNotSupported,
@@ -82,6 +83,11 @@ class ChatService:
     describe_images: bool = True  # a text-only model gets a short description of each image instead
     fallback_max_model_len: int = 4096
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
+
+    @property
+    def sessions(self) -> ChatSessions:
+        """The owner's own sessions (list, reopen, delete), owner-checked in one place."""
+        return ChatSessions(self.store)
 
     async def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         observing = self.observer.turn(request.client) if self.observer else nullcontext(_ignore)
@@ -180,8 +186,8 @@ class ChatService:
 
     async def _session_for(self, request: TurnRequest) -> str:
         if request.session_id:
-            info = await asyncio.to_thread(self.store.get_session, request.session_id)
-            if info is None or info.owner != request.owner or info.deleted_at is not None:
+            info = await asyncio.to_thread(self.sessions.owned, request.owner, request.session_id)
+            if info is None:
                 raise InputError("That chat session does not exist.", code="session_not_found")
             return info.id
         first_text = request.history[0][1] if request.history else request.text
