@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from webapp.turn.context import (
     ContextTooLong,
     TokenCache,
 )
+from webapp.upstream.profiles import get_profile
 
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
 IMAGE_TOKENS = 50
@@ -219,7 +221,7 @@ def test_reasoning_cannot_enter_the_history() -> None:
     with pytest.raises(ValueError):
         ContextMessage(1, "assistant", [{"type": "reasoning", "text": "secret thought"}])
     with pytest.raises(ValueError):
-        ContextMessage(1, "tool", "x")
+        ContextMessage(1, "function", "x")
     assert ContextMessage(1, "user", [IMAGE], has_images=False).has_images
 
 
@@ -330,3 +332,66 @@ async def test_counts_are_exact_with_the_real_smollm2_chat_template(system_promp
     trimmed = await builder(vllm_like, full.tokens // 2 + 100, margin=0).build(system_prompt, history)
     assert trimmed.dropped > 0
     assert trimmed.tokens == count(trimmed.messages) <= trimmed.budget
+
+
+async def test_an_image_of_known_size_costs_what_the_encoder_makes_of_it() -> None:
+    kimi = get_profile("kimi-k2.5")
+    small = ContextMessage(1, "user", [IMAGE, {"type": "text", "text": "what?"}], image_sizes=((32, 24),))
+    unsized = ContextMessage(1, "user", [IMAGE, {"type": "text", "text": "what?"}])
+    tok = ChatMLTokenizer()
+
+    def build() -> ContextBuilder:
+        return ContextBuilder(
+            tok,
+            max_model_len=4096,
+            max_tokens=512,
+            image_tokens=kimi.image_tokens,
+            image_cost=kimi.image_cost,
+            cache=TokenCache(),
+        )
+
+    text_only = await build().build(None, [ContextMessage(1, "user", "what?")])
+    fits = await build().build(None, [small])
+    assert fits.tokens == text_only.tokens + 2  # 32x24 px: two 28x28 squares
+    with pytest.raises(ContextTooLong):  # size unknown: the encoder's maximum, 4,096, does not fit
+        await build().build(None, [unsized])
+
+
+async def test_big_old_images_are_trimmed_by_their_real_cost() -> None:
+    kimi = get_profile("kimi-k2.5")
+    big = ContextMessage(1, "user", [IMAGE, {"type": "text", "text": "look"}], image_sizes=((1024, 768),))
+    small = ContextMessage(3, "user", [IMAGE, {"type": "text", "text": "and this"}], image_sizes=((56, 56),))
+    history = [big, assistant(2, 5), small]
+    result = await ContextBuilder(
+        ChatMLTokenizer(),
+        max_model_len=1300,
+        max_tokens=300,
+        margin=0,
+        image_tokens=kimi.image_tokens,
+        image_cost=kimi.image_cost,
+        cache=TokenCache(),
+    ).build(None, history)
+    # The old 1,036-token image goes (replaced by a marker); the newest, 4 tokens, stays.
+    assert result.images_dropped == 1 and result.dropped == 0
+    assert IMAGE_MARKER in json.dumps(result.messages[0]) and result.messages[2]["content"][0] == IMAGE
+
+
+async def test_tool_calls_and_results_are_sent_and_dropped_with_their_turn() -> None:
+    call = [
+        {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": '{"c": "Oslo"}'}}
+    ]
+    history = [
+        user(1, 300),
+        ContextMessage(2, "assistant", "", tool_calls=call),
+        ContextMessage(3, "tool", "Sunny, 20 C", tool_call_id="call_1"),
+        assistant(4, 300),
+        user(5, 10),
+        ContextMessage(6, "assistant", "", tool_calls=call),
+        ContextMessage(7, "tool", "Rain", tool_call_id="call_1"),
+    ]
+    tok = ChatMLTokenizer()
+    everything = await builder(tok, 10_000).build(None, history)
+    assert everything.messages[1] == {"role": "assistant", "content": "", "tool_calls": call}
+    assert everything.messages[2] == {"role": "tool", "content": "Sunny, 20 C", "tool_call_id": "call_1"}
+    trimmed = await builder(tok, everything.tokens + 100 - 200).build(None, history)
+    assert trimmed.message_ids == [5, 6, 7]  # the old turn went whole: no result without its call

@@ -65,3 +65,26 @@ def test_smollm2_is_text_only_and_generic_forwards_images() -> None:
 def test_unknown_profile_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="kimi-k2.5"):
         get_profile("nope")
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "tokens"),
+    [
+        # Kimi K2.5: 14 px patches merged 2x2, one token per 28x28 px (started squares count), 4,096 at most.
+        ("kimi-k2.5", (32, 24), 2),
+        ("kimi-k2.5", (1024, 768), 37 * 28),
+        ("kimi-k2.5", (2048, 1568), 4096),  # 74 x 56 squares, capped at the encoder's maximum
+        # An unknown encoder: every image costs the per-image maximum, whatever its size.
+        ("generic", (32, 24), 576),
+        ("generic", (1024, 768), 576),
+        # Text-only models never get image parts (they get a description, counted as text).
+        ("qwen3", (32, 24), 0),
+        ("qwen3", (1024, 768), 0),
+        ("smollm2-cpu", (32, 24), 0),
+        ("smollm2-cpu", (1024, 768), 0),
+    ],
+)
+def test_an_image_costs_what_the_profiles_encoder_makes_of_it(
+    name: str, size: tuple[int, int], tokens: int
+) -> None:
+    assert get_profile(name).image_cost(*size) == tokens

@@ -15,9 +15,12 @@ Llama 3): with ``T`` the tokenizer and ``x`` a probe message,
     total        = T([system]) + sum(cost(m))   # or overhead + sum(cost(m)) without a system prompt
 
 If the probe fails, the overhead is taken as 0, which over-counts (conservative). Image tokens are not
-tokenized (that would make vLLM decode every image each turn): each image counts ``image_tokens``; set it
-to the model's per-image maximum. Without a tokenizer, or when it fails, a message is estimated at
-ceil(UTF-8 bytes / 3) + 8 tokens, which over-counts ordinary text; such results have ``exact=False``.
+tokenized (that would make vLLM decode every image each turn): each image counts what ``image_cost`` says
+for its prepared size (the profile's encoder arithmetic), or ``image_tokens`` (the per-image maximum) when
+its size is unknown. Tool calls and tool results are part of a turn: they are counted with their message
+and dropped with their turn, never apart from the call they answer. Without a tokenizer, or when it
+fails, a message is estimated at ceil(UTF-8 bytes / 3) + 8 tokens, which over-counts ordinary text; such
+results have ``exact=False``.
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from typing import Any, cast
 log = logging.getLogger(__name__)
 
 Tokenizer = Callable[[list[dict[str, Any]]], Awaitable[int]]
+ImageCost = Callable[[int, int], int]  # (width, height) of a prepared image -> prompt tokens
 
 IMAGE_MARKER = "[image omitted]"
-ROLES = frozenset({"system", "user", "assistant"})
+ROLES = frozenset({"system", "user", "assistant", "tool"})
 PART_TYPES = frozenset({"text", "image_url"})
 _PROBE = {"role": "user", "content": "ok"}
 _ESTIMATE_PER_MESSAGE = 8  # role markers and separators of a chat template, generously
@@ -53,6 +57,9 @@ class ContextMessage:
     role: str
     content: str | list[dict[str, Any]]
     has_images: bool = False  # derived from content; an inconsistent value passed in is corrected
+    image_sizes: tuple[tuple[int, int], ...] = ()  # (width, height) of each image part, in order, if known
+    tool_calls: list[dict[str, Any]] | None = None  # an assistant's calls, in OpenAI's shape
+    tool_call_id: str | None = None  # a tool result: the call it answers
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -140,6 +147,7 @@ class ContextBuilder:
         max_tokens: int,
         margin: int = 64,
         image_tokens: int = 256,
+        image_cost: ImageCost | None = None,
         cache: TokenCache | None = None,
         cache_namespace: Hashable | None = None,
     ) -> None:
@@ -155,6 +163,7 @@ class ContextBuilder:
                 f"margin {margin}"
             )
         self.image_tokens = image_tokens
+        self.image_cost = image_cost
         self.cache = SHARED_CACHE if cache is None else cache
         self.namespace = cache_namespace if cache_namespace is not None else _namespace_of(tokenizer)
 
@@ -222,8 +231,13 @@ class ContextBuilder:
         entries = []
         for message, cost in zip(history, costs, strict=False):
             images = _image_count(message.content)
-            entries.append(_Entry(message, images, cast(int, cost) + images * self.image_tokens))
+            entries.append(_Entry(message, images, cast(int, cost) + self._images_cost(message, images)))
         return entries
+
+    def _images_cost(self, message: ContextMessage, images: int) -> int:
+        sized = message.image_sizes[:images] if self.image_cost is not None else ()
+        known = sum(self.image_cost(w, h) for w, h in sized) if self.image_cost is not None else 0
+        return known + (images - len(sized)) * self.image_tokens
 
     async def _system_cost(self, system: dict[str, Any], counter: _Counter) -> int:
         key = (self.namespace, "system", _digest(system))
@@ -311,12 +325,12 @@ def _image_count(content: str | list[dict[str, Any]]) -> int:
 
 
 def _text_form(message: ContextMessage) -> dict[str, Any]:
-    """The message without its images, for the tokenizer (images are counted as image_tokens each)."""
+    """The message without its images, for the tokenizer (images are counted by image_cost)."""
     content = message.content
     if isinstance(content, list):
         # An image-only message becomes "" rather than [], which some servers refuse.
         content = [part for part in content if part.get("type") == "text"] or ""
-    return {"role": message.role, "content": content}
+    return _with_tools(message, content)
 
 
 def _degraded_form(message: ContextMessage) -> dict[str, Any]:
@@ -326,14 +340,24 @@ def _degraded_form(message: ContextMessage) -> dict[str, Any]:
             {"type": "text", "text": IMAGE_MARKER} if part.get("type") == "image_url" else part
             for part in content
         ]
-    return {"role": message.role, "content": content}
+    return _with_tools(message, content)
+
+
+def _with_tools(message: ContextMessage, content: str | list[dict[str, Any]]) -> dict[str, Any]:
+    # Built from role, content and the tool fields only, so nothing else a stored message carries can leak
+    # into a request.
+    form: dict[str, Any] = {"role": message.role, "content": content}
+    if message.tool_calls:
+        form["tool_calls"] = message.tool_calls
+    if message.tool_call_id is not None:
+        form["tool_call_id"] = message.tool_call_id
+    return form
 
 
 def _openai_message(entry: _Entry) -> dict[str, Any]:
-    # Built from role and content only, so nothing else a stored message carries can leak into a request.
     if entry.degraded:
         return _degraded_form(entry.message)
-    return {"role": entry.message.role, "content": entry.message.content}
+    return _with_tools(entry.message, entry.message.content)
 
 
 def _message_key(message: ContextMessage, form: dict[str, Any]) -> Hashable:
@@ -356,4 +380,6 @@ def _digest(form: dict[str, Any]) -> str:
 def _estimate(form: dict[str, Any]) -> int:
     content = form["content"]
     text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+    if form.get("tool_calls"):
+        text += json.dumps(form["tool_calls"], ensure_ascii=False)
     return math.ceil(len(text.encode("utf-8")) / 3) + _ESTIMATE_PER_MESSAGE

@@ -43,7 +43,10 @@ def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> 
             )
             if answered or following is None:
                 content = _user_content(message) if images else _described_content(message)
-                usable.append(ContextMessage(message.id, "user", content, images and _has_images(message)))
+                sizes = tuple((a.width, a.height) for a in message.attachments if a.data and not a.error)
+                usable.append(
+                    ContextMessage(message.id, "user", content, image_sizes=sizes if images else ())
+                )
         elif (
             message.role == "assistant"
             and message.status == "complete"
@@ -55,10 +58,6 @@ def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> 
                     ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content), False)
                 )
     return usable
-
-
-def _has_images(message: MessageInfo) -> bool:
-    return any(a.data and not a.error for a in message.attachments)
 
 
 def _user_content(message: MessageInfo) -> str | list[dict[str, Any]]:

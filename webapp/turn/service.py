@@ -243,6 +243,7 @@ class ChatService:
             max_tokens=max_tokens,
             margin=self.context_margin,
             image_tokens=self.profile.image_tokens,
+            image_cost=self.profile.image_cost,
         )
         history = await asyncio.to_thread(self.store.messages, session_id)
         return await builder.build(

