@@ -101,6 +101,25 @@ def test_api_requests_are_logged_with_ids_and_without_content(
     assert "hunter2" not in everything and "private reply" not in everything
 
 
+def test_streamed_requests_log_their_session_on_every_line(
+    json_lines: io.StringIO, tmp_path: Path, store, guard, upstream
+) -> None:
+    upstream.push(Script(answer=["Fine ", "thanks."]))
+    app = api_app(tmp_path, make_service(store, guard, upstream))
+    with TestClient(app) as client:
+        response = client.post(
+            "/v1/chat/completions",
+            json={"messages": [{"role": "user", "content": "How are you?"}], "stream": True},
+        )
+        assert "data: [DONE]" in response.text
+    session_id = response.headers["x-session-id"]
+    entries = records(json_lines)
+    turn = next(e for e in entries if e["message"].startswith("chat completion"))
+    access = next(e for e in entries if e["message"].startswith("POST /v1/chat/completions"))
+    assert turn["stream"] is True and turn["session_id"] == session_id
+    assert access["session_id"] == session_id
+
+
 def test_a_forged_request_id_is_replaced(tmp_path: Path, store, guard, upstream) -> None:
     app = api_app(tmp_path, make_service(store, guard, upstream))
     with TestClient(app) as client:

@@ -20,6 +20,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 request_id_var: ContextVar[str | None] = ContextVar("railchat_request_id", default=None)
 session_id_var: ContextVar[str | None] = ContextVar("railchat_session_id", default=None)
+# One box per HTTP request, shared by every task the request starts: a session bound inside a child task (the
+# pipeline runs in one, an SSE body in another) reaches the request's other lines and its access line too,
+# which a plain context variable, copied into each task, would not.
+_request_session: ContextVar[list[str | None] | None] = ContextVar("railchat_request_session", default=None)
 
 REQUEST_ID_HEADER = "x-request-id"
 _SAFE_ID = re.compile(
@@ -40,8 +44,11 @@ def content_for_log(text: str) -> str:
 
 
 def bind_session(session_id: str | None) -> None:
-    """Attach a session id to every record logged from here on in this request (task context)."""
+    """Attach a session id to every record logged from here on in this request, whichever task logs it."""
     session_id_var.set(session_id)
+    box = _request_session.get()
+    if box is not None:
+        box[0] = session_id
 
 
 class JsonFormatter(logging.Formatter):
@@ -80,7 +87,8 @@ class ContextFilter(logging.Filter):
         if getattr(record, "request_id", None) is None:
             record.request_id = request_id_var.get()
         if getattr(record, "session_id", None) is None:
-            record.session_id = session_id_var.get()
+            box = _request_session.get()
+            record.session_id = session_id_var.get() or (box[0] if box else None)
         return True
 
 
@@ -127,6 +135,7 @@ class RequestIdMiddleware:
         request_id = sent if _SAFE_ID.match(sent) else secrets.token_hex(8)
         request_token = request_id_var.set(request_id)
         session_token = session_id_var.set(None)
+        box_token = _request_session.set([None])
         status = 500
         started = time.perf_counter()
 
@@ -156,6 +165,7 @@ class RequestIdMiddleware:
                 )
             request_id_var.reset(request_token)
             session_id_var.reset(session_token)
+            _request_session.reset(box_token)
 
 
 def _quiet(path: str) -> bool:
