@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from types import SimpleNamespace
 
-from webapp.upstream.client import LLMClient, reasoning_of, server_root
+import pytest
+
+from tests.support.scripted_upstream import Script, ScriptedUpstream
+from webapp.upstream.client import Delta, LLMClient, StreamResult, ThinkTags, reasoning_of, server_root
 
 
 def test_server_root_strips_v1() -> None:
@@ -30,3 +35,84 @@ async def test_health_is_false_when_down(upstream) -> None:
     client = LLMClient(upstream.base_url)
     upstream.healthy = False
     assert not await client.health()
+
+
+ENGINES = ["vllm", "sglang", "ktransformers", "nvidia"]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Iterator[ScriptedUpstream]:
+    server = ScriptedUpstream(engine=request.param).start()
+    yield server
+    server.stop()
+
+
+async def stream(client: LLMClient, upstream: ScriptedUpstream) -> tuple[list[Delta], StreamResult]:
+    result = StreamResult()
+    deltas = [
+        d
+        async for d in client.stream_chat(
+            upstream.model,
+            [{"role": "user", "content": "hi"}],
+            sampling={},
+            extra_body={},
+            max_tokens=50,
+            result=result,
+        )
+    ]
+    return deltas, result
+
+
+async def test_any_engine_is_healthy_by_health_or_by_its_model_list(engine: ScriptedUpstream) -> None:
+    client = LLMClient(engine.base_url)
+    assert await client.health()
+    assert await client.first_model() == engine.model
+    engine.healthy = False
+    assert not await client.health()
+
+
+async def test_reasoning_arrives_apart_from_the_answer_whatever_the_engine(engine: ScriptedUpstream) -> None:
+    engine.push(Script(reasoning=["Let me ", "think."], answer=["The answer ", "is 42."]))
+    deltas, result = await stream(LLMClient(engine.base_url), engine)
+    reasoning = "".join(d.text for d in deltas if d.kind == "reasoning")
+    answer = "".join(d.text for d in deltas if d.kind == "answer")
+    assert (reasoning.strip(), answer, result.finish_reason) == ("Let me think.", "The answer is 42.", "stop")
+
+
+async def test_tool_call_fragments_come_back_with_id_name_and_arguments(engine: ScriptedUpstream) -> None:
+    arguments = json.dumps({"city": "Oslo", "unit": "celsius"})
+    engine.push(Script(answer=[], tool_calls=[("get_weather", arguments), ("get_time", "{}")]))
+    deltas, result = await stream(LLMClient(engine.base_url), engine)
+    calls = [d for d in deltas if d.kind == "tool_call"]
+    assert result.finish_reason == "tool_calls"
+    assert [d.name for d in calls if d.name] == ["get_weather", "get_time"]
+    assert all(d.call_id for d in calls if d.name) and not [d for d in calls if d.call_id and not d.name]
+    assert "".join(d.text for d in calls if d.index == 0) == arguments
+    assert "".join(d.text for d in calls if d.index == 1) == "{}"
+    assert [d for d in deltas if d.kind != "tool_call"] == []
+
+
+@pytest.mark.parametrize(
+    ("parts", "expected"),
+    [
+        (
+            ["<th", "ink>I reason", "</thi", "nk>\n\nAnswer", " more"],
+            [("reasoning", "I reason"), ("answer", "Answer more")],
+        ),
+        (["Hello", " <think>x</think>"], [("answer", "Hello <think>x</think>")]),
+        (["\n", "<think>", "cut off"], [("reasoning", "cut off")]),
+        (["<b>bold</b>"], [("answer", "<b>bold</b>")]),
+    ],
+)
+def test_a_leading_think_block_in_the_content_is_reasoning(
+    parts: list[str], expected: list[tuple[str, str]]
+) -> None:
+    tags = ThinkTags()
+    deltas = [d for part in parts for d in tags.split(part)] + tags.flush()
+    merged: list[tuple[str, str]] = []
+    for d in deltas:
+        if merged and merged[-1][0] == d.kind:
+            merged[-1] = (d.kind, merged[-1][1] + d.text)
+        else:
+            merged.append((d.kind, d.text))
+    assert merged == expected

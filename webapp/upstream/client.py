@@ -1,7 +1,12 @@
 """The upstream model server, spoken to through the `openai` SDK (plus vLLM's /tokenize and /health).
 
-Everything model-specific comes from the profile; this module only knows the OpenAI wire format and
-vLLM's extensions (`reasoning` / `reasoning_content` deltas, `/tokenize` in chat form).
+Everything model-specific comes from the profile; this module only knows the OpenAI wire format and the
+ways OpenAI-compatible engines extend it, so attach mode works with any of them:
+- reasoning as `reasoning` (vLLM now), `reasoning_content` (older vLLM, SGLang, hosted NVIDIA endpoints), or
+  inside the answer between `<think>` and `</think>` (servers without a reasoning parser, e.g. KTransformers);
+- tool calls as `delta.tool_calls` fragments (id and name first, then argument pieces), passed on as such;
+- `/health` where the engine has one, else `/v1/models` answering is what healthy means;
+- `/v1/models` as OpenAI's `{"data": [...]}` or a bare list.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any, Literal
 import httpx
 import openai
 
-DeltaKind = Literal["reasoning", "answer"]
+DeltaKind = Literal["reasoning", "answer", "tool_call"]
 # Sampling fields the openai SDK takes as arguments; anything else goes into the body as is.
 OPENAI_SAMPLING = frozenset(
     {"temperature", "top_p", "presence_penalty", "frequency_penalty", "seed", "stop", "logit_bias"}
@@ -40,8 +45,14 @@ class ImagesNotSupported(UpstreamError):
 
 @dataclass(frozen=True)
 class Delta:
+    """A piece of the reply. For a tool call: `text` is an argument fragment, `index` tells the calls apart,
+    and `call_id`/`name` come with a call's first fragment."""
+
     kind: DeltaKind
     text: str
+    index: int = 0
+    call_id: str | None = None
+    name: str | None = None
 
 
 @dataclass
@@ -58,6 +69,76 @@ def server_root(base_url: str) -> str:
     """`http://h:8000/v1` -> `http://h:8000` (where vLLM's /health and /tokenize live)."""
     root = base_url.rstrip("/")
     return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
+class ThinkTags:
+    """Moves `<think>...</think>` at the start of an answer to reasoning, for engines that leave it in the
+    content. Only a leading block: a `<think>` later in an answer is the model talking about tags."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self.state: Literal["start", "thinking", "answer"] = "start"
+        self.held = ""
+
+    def split(self, content: str) -> list[Delta]:
+        if self.state == "answer":
+            return [Delta("answer", content)] if content else []
+        self.held += content
+        if self.state == "start":
+            opening = self.held.lstrip()
+            if self.OPEN.startswith(opening):
+                return []  # "<thi" may still become "<think>"
+            if not opening.startswith(self.OPEN):
+                return self._answer()
+            self.state, self.held = "thinking", opening[len(self.OPEN) :]
+        return self._thinking()
+
+    def _thinking(self) -> list[Delta]:
+        end = self.held.find(self.CLOSE)
+        if end == -1:
+            keep = _partial_suffix(self.held, self.CLOSE)  # "</thi" may still become "</think>"
+            ready, self.held = self.held[: len(self.held) - keep], self.held[len(self.held) - keep :]
+            return [Delta("reasoning", ready)] if ready else []
+        reasoning, rest = self.held[:end], self.held[end + len(self.CLOSE) :].lstrip("\n")
+        self.held, self.state = "", "answer"
+        return [d for d in (Delta("reasoning", reasoning), Delta("answer", rest)) if d.text]
+
+    def _answer(self) -> list[Delta]:
+        text, self.held, self.state = self.held, "", "answer"
+        return [Delta("answer", text)] if text else []
+
+    def flush(self) -> list[Delta]:
+        """At the end of the stream: whatever is held is what it looked like."""
+        text, self.held = self.held, ""
+        kind: DeltaKind = "reasoning" if self.state == "thinking" else "answer"
+        return [Delta(kind, text)] if text else []
+
+
+def _partial_suffix(text: str, marker: str) -> int:
+    """Length of the longest end of `text` that is a beginning of `marker`."""
+    for size in range(min(len(marker) - 1, len(text)), 0, -1):
+        if marker.startswith(text[-size:]):
+            return size
+    return 0
+
+
+def tool_call_deltas(delta: Any) -> list[Delta]:
+    """OpenAI-shaped `delta.tool_calls` fragments as Deltas (engines differ in which fields they repeat)."""
+    deltas = []
+    for position, call in enumerate(getattr(delta, "tool_calls", None) or ()):
+        function = getattr(call, "function", None)
+        index = call.index if isinstance(getattr(call, "index", None), int) else position
+        deltas.append(
+            Delta(
+                "tool_call",
+                (getattr(function, "arguments", None) or "") if function else "",
+                index=index,
+                call_id=getattr(call, "id", None) or None,
+                name=(getattr(function, "name", None) or None) if function else None,
+            )
+        )
+    return deltas
 
 
 def reasoning_of(delta: Any) -> str:
@@ -87,20 +168,32 @@ class LLMClient:
         await self._openai.close()
 
     async def health(self) -> bool:
+        """vLLM's and SGLang's `/health`; an engine without one (404, 405) is healthy if it lists models."""
         try:
             response = await self._http.get(f"{self.root}/health", timeout=3.0)
+            if response.status_code in (404, 405, 501):
+                response = await self._http.get(f"{self.base_url}/models", timeout=3.0)
         except httpx.HTTPError:
             return False
         return response.status_code == 200
 
     async def models(self) -> list[dict[str, Any]]:
         try:
-            page = await self._openai.models.list()
-        except openai.APIConnectionError as exc:
+            response = await self._http.get(f"{self.base_url}/models")
+        except httpx.HTTPError as exc:
             raise UpstreamUnavailable("The model server is unavailable right now.") from exc
-        except openai.APIError as exc:
-            raise UpstreamError("The model server refused to list its models.", detail=str(exc)) from exc
-        return [m.model_dump() for m in page.data]
+        if response.status_code != 200:
+            raise UpstreamError(
+                "The model server refused to list its models.",
+                status=response.status_code,
+                detail=response.text,
+            )
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise UpstreamError("The model server's model list is not JSON.") from exc
+        entries = body.get("data") if isinstance(body, dict) else body  # OpenAI's page, or a bare list
+        return [e for e in entries or () if isinstance(e, dict) and "id" in e]
 
     async def first_model(self) -> str:
         models = await self.models()
@@ -155,19 +248,19 @@ class LLMClient:
             ) from exc
         except openai.APIStatusError as exc:
             raise _classify_status_error(exc) from exc
+        think = ThinkTags()
         try:
             async for chunk in stream:
                 if chunk.usage is not None:
                     result.prompt_tokens = chunk.usage.prompt_tokens
                     result.completion_tokens = chunk.usage.completion_tokens
-                for choice in chunk.choices:
-                    reasoning = reasoning_of(choice.delta)
-                    if reasoning:
-                        yield Delta("reasoning", reasoning)
-                    if choice.delta.content:
-                        yield Delta("answer", choice.delta.content)
+                for choice in chunk.choices or ():
+                    for delta in deltas_of(choice.delta, think):
+                        yield delta
                     if choice.finish_reason:
                         result.finish_reason = choice.finish_reason
+            for delta in think.flush():
+                yield delta
             if result.finish_reason is None:
                 # Every complete OpenAI stream names why it ended; without that the reply was cut somewhere.
                 raise UpstreamError("The model server ended the reply before finishing it.")
@@ -181,6 +274,17 @@ class LLMClient:
             ) from exc
         finally:
             await stream.close()
+
+
+def deltas_of(delta: Any, think: ThinkTags) -> list[Delta]:
+    """One streamed choice delta as reasoning, answer and tool-call Deltas, in that order."""
+    if delta is None:
+        return []
+    reasoning = reasoning_of(delta)
+    found = [Delta("reasoning", reasoning)] if reasoning else []
+    if delta.content:
+        found += think.split(delta.content) if not reasoning else [Delta("answer", delta.content)]
+    return found + tool_call_deltas(delta)
 
 
 def _classify_status_error(exc: openai.APIStatusError) -> UpstreamError:
