@@ -229,9 +229,9 @@ class ContextBuilder:
             for i, cost in zip(missing, counted, strict=False):
                 costs[i] = cost
         entries = []
-        for message, cost in zip(history, costs, strict=False):
+        for message, text_cost in zip(history, costs, strict=False):
             images = _image_count(message.content)
-            entries.append(_Entry(message, images, cast(int, cost) + self._images_cost(message, images)))
+            entries.append(_Entry(message, images, cast(int, text_cost) + self._images_cost(message, images)))
         return entries
 
     def _images_cost(self, message: ContextMessage, images: int) -> int:
