@@ -252,11 +252,20 @@ def test_chunk_verdicts_are_summarised_per_rail_and_blocks_kept() -> None:
 
 
 async def test_an_image_larger_than_the_context_window_is_a_clear_error(store, guard, upstream) -> None:
-    service = make_service(store, guard, upstream, profile="kimi-k2.5")  # an image may cost 4,096 tokens
-    events = await run(service, text="Describe", images=[ImageInput(png_bytes())])
+    service = make_service(store, guard, upstream, profile="kimi-k2.5")
+    big = png_bytes(
+        size=(2048, 1536)
+    )  # 74 x 55 squares of 28 px: 4,070 tokens, more than a 4,096 window allows
+    events = await run(service, text="Describe", images=[ImageInput(big)])
     result = done(events)
     assert result.status == "error" and result.code == "context_too_long"
     assert "limit" in result.message and upstream.requests == []
+
+
+async def test_a_small_image_fits_a_small_window(store, guard, upstream) -> None:
+    service = make_service(store, guard, upstream, profile="kimi-k2.5")  # 32x24 px: 2 tokens, not 4,096
+    events = await run(service, text="Describe", images=[ImageInput(png_bytes())])
+    assert done(events).status == "complete" and len(upstream.requests) == 1
 
 
 async def test_contrast_normalisation_is_applied_only_when_configured(store, guard, upstream) -> None:
