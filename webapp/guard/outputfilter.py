@@ -1,182 +1,241 @@
-"""Output rails over a streamed answer: hold text back until it passed, release it in small chunks.
+"""Output rails over a streamed answer: each word is shown as soon as it passed with its context.
 
-Text is released at a sentence or line end, or once about ``chunk_chars`` characters wait, always cut
-after whitespace so a URL is never split. An unfinished markdown link/image or HTML tag at the end is
-held until it closes. Each chunk is checked together with the tail of what was already released, so a
-link split across chunks is judged whole. Chunks run the rail actions directly (cheap); ``flush`` checks
-the held-back tail, and runs NeMo's output rails over the whole answer when a whole-answer rail is set.
+A chatter sees only text that passed. What is held back, and why (``holds``): the word still arriving
+(it may be the start of a URL) and an unfinished link, tag or reference definition (a renderer could still
+make it fetch something); everything before them is checked and released at once, so the first words show
+while the model is still writing. A construct that never closes is released escaped.
+
+Each release is judged with the context a renderer or a reader gives it:
+
+- the URL allowlist judges the piece with the start of the line it continues, as a renderer would see it
+  (``rendered``: CommonMark, HTML, CSS, linkification). Constructs are never released half-open, so that
+  window holds everything the piece can complete. A piece without a character any link needs (most words)
+  skips the parse: that keeps the per-delta cost to a regex search;
+- moderation judges the piece with the sentence before it and the current sentence so far, so a sentence
+  of abuse streamed word by word is blocked at the word that makes it abusive, before that word is shown;
+- at the end, rails that must see the whole answer (a safety model) judge it through NeMo.
+
+The filter holds no rail runner: it takes the checks it needs (``url_policy``, ``moderate``,
+``check_whole``), so the pipeline decides which rails are configured.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from webapp.guard.holds import Fence, escape_opening, mask_code, unfinished_start, word_end
+from webapp.guard.rendered import rendered_urls
+from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailOutcome
-
-if TYPE_CHECKING:
-    from webapp.guard.interface import StreamRails
 
 Channel = Literal["answer", "reasoning"]
 CHANNELS: tuple[Channel, ...] = ("answer", "reasoning")
 
-# How much already-released text each chunk is re-checked with: constructs split by a cut are seen whole.
-CONTEXT_CHARS = 600
-# An unclosed "<tag" or "[link" further back than this is taken as plain text ("a < b"), not held forever.
-HOLD_LIMIT = 1000
+HOLD_LIMIT = 1000  # characters an unfinished construct may hold back before it is released escaped
+LINE_CONTEXT = 400  # released characters of the current line a piece is judged with, at most
+SENTENCE_CONTEXT = 400  # released characters moderation sees before a piece, at most
 
-_NATURAL_END = re.compile(r"(?:[.!?:;](?:[\"')\]]*)[ \t]+|\n)")
-_TAG_START = re.compile(r"<[A-Za-z!/]|<[a-zA-Z][a-zA-Z0-9+.\-]*:")
+# Characters without which a piece holds no link, image, tag, entity or linkifiable name.
+_LINK_SIGNS = re.compile(r"[<>\[\]()&@:/\\=`%]|[^\s.]\.[^\s.]|[\u3002\uff0e\uff61]")
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"')\]*_]*\s+|\n\s*")
+_WORD = re.compile(r"\w")
+_ENDS_SENTENCE = re.compile(r"(?:[.!?\u3002\uff01\uff1f][\"')\]*_]*\s+|\n\s*)\Z")
 
 
-@dataclass(frozen=True)
-class ReleaseOptions:
-    """How long passed text may wait for a better cut (from the rails config)."""
+def sentence_end(text: str) -> int:
+    """Where the last complete sentence of ``text`` ends; 0 if none ends in it."""
+    end = 0
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end()
+    return end
 
-    chunk_chars: int  # release at least at this size (cut at whitespace) when no sentence ends
-    max_hold_ms: int  # or once text has waited this long
+
+def _ends_sentence(text: str) -> bool:
+    return _ENDS_SENTENCE.search(text) is not None
+
+
+Moderate = Callable[[str], RailOutcome]
+CheckWhole = Callable[[str, str], Awaitable[list[RailOutcome]]]
 
 
 @dataclass
 class FilterStep:
     released: dict[Channel, str] = field(default_factory=dict)  # passed text, append-only per channel
-    events: list[RailOutcome] = field(default_factory=list)  # verdicts made in this step (allows too)
+    events: list[RailOutcome] = field(default_factory=list)  # verdicts: a block, or the summary at the end
     block: RailOutcome | None = None  # the answer must stop: cancel upstream, retract, show refusal
 
 
-def _open_construct_start(chunk: str) -> int | None:
-    """Where an unfinished link/image/tag begins in ``chunk``, if one is still open at its end."""
-    starts: list[int] = []
-    lt = chunk.rfind("<")
-    if lt != -1 and ">" not in chunk[lt:] and _TAG_START.match(chunk, lt):
-        starts.append(lt)
-    bracket = chunk.rfind("[")
-    if bracket != -1:
-        tail = chunk[bracket:]
-        close = tail.find("]")
-        unclosed_target = "](" in tail and ")" not in tail[tail.find("](") :]
-        link_may_follow = (
-            close != -1 and tail[close + 1 :].strip() == "" and not tail[close + 1 :].startswith("\n")
-        )
-        if close == -1 or unclosed_target or link_may_follow:
-            starts.append(bracket - 1 if bracket > 0 and chunk[bracket - 1] == "!" else bracket)
-    starts = [s for s in starts if len(chunk) - s <= HOLD_LIMIT]
-    return min(starts) if starts else None
+@dataclass
+class _Stream:
+    """One channel: what was shown, what waits, and the context the next piece is judged with."""
+
+    released: str = ""
+    pending: str = ""
+    fence: Fence = field(default_factory=Fence)  # at the start of the released text's last line
+    line_start: int = 0  # where the released text's last line begins
+    sentence_start: int = 0  # where the current sentence begins
+    previous_sentence_start: int = 0
+    # Moderation flagged the sentence so far: words wait until the sentence ends and is judged whole
+    # ("What the hell," scores as abuse, "What the hell, that bug again?" does not).
+    doubtful: bool = False
+
+    def line_context(self) -> str:
+        return self.released[max(self.line_start, len(self.released) - LINE_CONTEXT) :]
+
+    def sentence_context(self) -> str:
+        """The sentence before the current one and the current one so far."""
+        return self.released[max(self.previous_sentence_start, len(self.released) - SENTENCE_CONTEXT) :]
+
+    def release(self, piece: str, consumed: int) -> None:
+        before = len(self.released)
+        self.released += piece
+        self.pending = self.pending[consumed:]
+        last_newline = self.released.rfind("\n", before)
+        if last_newline != -1:
+            self.fence = self.fence.after(self.released[self.line_start : last_newline])
+            self.line_start = last_newline + 1
+        for end in _SENTENCE_END.finditer(self.released, max(before - 8, self.sentence_start)):
+            if end.end() > self.sentence_start:
+                self.previous_sentence_start, self.sentence_start = self.sentence_start, end.end()
 
 
-def cut_point(pending: str, chunk_chars: int, overdue: bool = False) -> int:
-    """How much of ``pending`` may be checked and released now (0: keep waiting).
+@dataclass
+class _Tally:
+    """Allow verdicts are summed per rail, not kept per piece: one line per rail in the audit trail."""
 
-    ``overdue``: text has waited longer than the hold time, so any whitespace is a good enough cut.
-    """
-    ends = [m.end() for m in _NATURAL_END.finditer(pending)]
-    cut = ends[-1] if ends else 0
-    if cut == 0 and (overdue or len(pending) >= chunk_chars):
-        spaces = [m.end() for m in re.finditer(r"\s+", pending)]
-        cut = spaces[-1] if spaces else 0
-    if cut == 0:
-        return 0
-    held = _open_construct_start(pending[:cut])
-    return cut if held is None else held
-
-
-def _context(released: str) -> str:
-    tail = released[-CONTEXT_CHARS:]
-    if len(released) > CONTEXT_CHARS:
-        # start on a word boundary: a clipped "kipedia.org" would look like a different host
-        space = re.search(r"\s", tail)
-        tail = tail[space.end() :] if space else ""
-    return tail
+    checks: int = 0
+    ms: float = 0.0
 
 
 class OutputFilter:
-    def __init__(self, rails: StreamRails, user_text: str = "", *, options: ReleaseOptions) -> None:
-        self._rails = rails
-        self._user_text = user_text
-        self._chunk_chars = options.chunk_chars
-        # A slow model must not leave a chatter staring at nothing: release what passed after this long.
-        self._max_hold_s = options.max_hold_ms / 1000
-        self._pending_since: dict[Channel, float] = {c: 0.0 for c in CHANNELS}
-        self._pending: dict[Channel, str] = {c: "" for c in CHANNELS}
-        self._released: dict[Channel, str] = {c: "" for c in CHANNELS}
+    def __init__(
+        self,
+        *,
+        url_policy: UrlPolicy | None,
+        moderate: Moderate | None,
+        check_whole: CheckWhole | None = None,
+        hold_limit: int = HOLD_LIMIT,
+    ) -> None:
+        self._url_policy = url_policy
+        self._moderate = moderate
+        self._check_whole = check_whole
+        self._hold_limit = hold_limit
+        self._streams: dict[Channel, _Stream] = {c: _Stream() for c in CHANNELS}
+        self._tallies: dict[str, _Tally] = {}
         self._block: RailOutcome | None = None
-
-    @property
-    def blocked(self) -> RailOutcome | None:
-        return self._block
 
     async def feed(self, channel: Channel, text: str) -> FilterStep:
         if self._block is not None:
             return FilterStep(block=self._block)
-        now = time.monotonic()
-        if not self._pending[channel]:
-            self._pending_since[channel] = now
-        self._pending[channel] += text
-        overdue = now - self._pending_since[channel] >= self._max_hold_s
-        cut = cut_point(self._pending[channel], self._chunk_chars, overdue)
-        if cut == 0:
-            return FilterStep()
-        chunk = self._pending[channel][:cut]
-        step = self._check(channel, chunk)
-        if step.block is None:
-            self._release(channel, cut)
-            step.released = {channel: chunk}
-        return step
-
-    def _check(self, channel: Channel, chunk: str) -> FilterStep:
-        """The streaming rails over ``chunk`` plus the tail already released (so split links are seen whole)."""
-        window = _context(self._released[channel]) + chunk
-        events = self._rails.check_chunk(window)
-        block = next((o for o in events if o.blocked), None)
-        if block is not None:
-            self._block = block
-        return FilterStep(events=events, block=block)
+        stream = self._streams[channel]
+        stream.pending += text
+        piece, consumed = self._next_piece(stream, final=False)
+        return self._judge_and_release(channel, piece, consumed)
 
     async def flush(self) -> FilterStep:
-        """End of stream: check what is still held back, then release it.
-
-        Whole-answer rails (a model-based moderator) run through NeMo over the complete answer and
-        reasoning. Without one, the streaming rails have already seen every character, so only the held-back
-        tail is checked: running NeMo again over the same text with the same actions would only add latency.
-        """
+        """End of stream: release what waited (unfinished constructs escaped), then the whole-answer rails."""
         if self._block is not None:
             return FilterStep(block=self._block)
-        if self._rails.needs_whole_answer:
-            return await self._flush_whole()
-        events: list[RailOutcome] = []
         released: dict[Channel, str] = {}
         for channel in CHANNELS:
-            tail = self._pending[channel]
-            if not tail:
-                continue
-            step = self._check(channel, tail)
-            events += step.events
+            piece, consumed = self._next_piece(self._streams[channel], final=True)
+            step = self._judge_and_release(channel, piece, consumed, final=True)
             if step.block is not None:
-                return FilterStep(events=events, block=step.block)
-            released[channel] = tail
-            self._release(channel, len(tail))
+                return step
+            released.update(step.released)
+        events = self._summary()
+        if self._check_whole is not None and any(s.released for s in self._streams.values()):
+            whole = await self._check_whole(
+                self._streams["answer"].released, self._streams["reasoning"].released
+            )
+            events += whole
+            self._block = next((o for o in whole if o.blocked), None)
+            if self._block is not None:
+                return FilterStep(events=events, block=self._block)
         return FilterStep(released=released, events=events)
 
-    async def _flush_whole(self) -> FilterStep:
-        answer = self._released["answer"] + self._pending["answer"]
-        reasoning = self._released["reasoning"] + self._pending["reasoning"]
-        if not answer and not reasoning:
+    def _next_piece(self, stream: _Stream, *, final: bool) -> tuple[str, int]:
+        """The text that may be judged now (escaped where a construct is given up) and how much it consumes."""
+        pending = stream.pending
+        cut = len(pending) if final else word_end(pending)
+        if stream.doubtful and not final and len(pending) < SENTENCE_CONTEXT:
+            cut = sentence_end(pending[:cut])
+        if cut == 0:
+            return "", 0
+        context = stream.line_context()
+        window = context + pending[:cut]
+        grown = 0  # characters added by escaping, all before any later opening
+        for _ in range(window.count("<") + window.count("[") + 1):
+            opening = unfinished_start(mask_code(window, stream.fence), len(context))
+            if opening is None:
+                return window[len(context) :], cut
+            if final or len(context) + len(pending) + grown - opening > self._hold_limit:
+                escaped = escape_opening(window, opening)  # it can never complete now: plain text
+                grown += len(escaped) - len(window)
+                window = escaped
+                continue
+            return window[len(context) : opening], opening - len(context) - grown
+        return "", 0
+
+    def _judge_and_release(
+        self, channel: Channel, piece: str, consumed: int, *, final: bool = False
+    ) -> FilterStep:
+        if not piece:
             return FilterStep()
-        events = await self._rails.check_output(answer, reasoning, self._user_text)
-        block = next((o for o in events if o.blocked), None)
+        stream = self._streams[channel]
+        block = self._check_links(stream, piece)
+        if block is None:
+            block = self._check_moderation(stream, piece)
+            if (
+                block is not None
+                and not final
+                and not _ends_sentence(piece)
+                and len(piece) < SENTENCE_CONTEXT
+            ):
+                stream.doubtful = True  # not yet: the rest of the sentence decides
+                return FilterStep()
+        stream.doubtful = False
         if block is not None:
             self._block = block
-            return FilterStep(events=events, block=block)
-        released: dict[Channel, str] = {}
-        for channel in CHANNELS:
-            if self._pending[channel]:
-                released[channel] = self._pending[channel]
-                self._release(channel, len(self._pending[channel]))
-        return FilterStep(released=released, events=events)
+            return FilterStep(events=[*self._summary(), block], block=block)
+        stream.release(piece, consumed)
+        return FilterStep(released={channel: piece})
 
-    def _release(self, channel: Channel, cut: int) -> None:
-        self._released[channel] += self._pending[channel][:cut]
-        self._pending[channel] = self._pending[channel][cut:]
-        self._pending_since[channel] = time.monotonic()
+    def _check_links(self, stream: _Stream, piece: str) -> RailOutcome | None:
+        if self._url_policy is None or not _LINK_SIGNS.search(piece):
+            return None
+        start = time.perf_counter()
+        urls = rendered_urls(stream.line_context() + piece, code_fence=stream.fence.marker)
+        reason = self._url_policy.first_violation(urls)
+        return self._verdict("url_allowlist", reason, start)
+
+    def _check_moderation(self, stream: _Stream, piece: str) -> RailOutcome | None:
+        if self._moderate is None or not _WORD.search(piece):
+            return None
+        outcome = self._moderate(stream.sentence_context() + piece)
+        if outcome.blocked:
+            return outcome
+        self._tally(outcome.rail, outcome.latency_ms)
+        return None
+
+    def _verdict(self, rail: str, reason: str | None, start: float) -> RailOutcome | None:
+        elapsed = (time.perf_counter() - start) * 1000
+        if reason is not None:
+            return RailOutcome("output", rail, "block", reason, elapsed)
+        self._tally(rail, elapsed)
+        return None
+
+    def _tally(self, rail: str, ms: float) -> None:
+        tally = self._tallies.setdefault(rail, _Tally())
+        tally.checks += 1
+        tally.ms += ms
+
+    def _summary(self) -> list[RailOutcome]:
+        return [
+            RailOutcome("output", rail, "allow", f"{t.checks} streamed checks passed", t.ms)
+            for rail, t in self._tallies.items()
+        ]

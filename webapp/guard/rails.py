@@ -27,7 +27,7 @@ from nemoguardrails import LLMRails, RailsConfig
 from webapp.guard.checks import REGISTERED_RAILS, RailChecks, rail_of_flow, registered_rail
 from webapp.guard.flows import ActionFlow, ActionRunner, plain_flows
 from webapp.guard.moderation import ModelModerationConfig, ModelModerator, ModerationConfig, Moderator
-from webapp.guard.outputfilter import OutputFilter, ReleaseOptions
+from webapp.guard.outputfilter import OutputFilter
 from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
 
@@ -44,8 +44,7 @@ class GuardSettings:
     allow_http: bool
     moderation: ModerationConfig
     model_moderation: ModelModerationConfig
-    chunk_chars: int = 160  # release at least at this size (cut at whitespace) when no sentence ends
-    max_hold_ms: int = 150  # or once text has waited this long
+    hold_chars: int = 1000  # an unfinished link/tag longer than this is released escaped
 
     @classmethod
     def from_custom_data(cls, data: Mapping[str, Any], url_allowlist: Sequence[str] | None) -> GuardSettings:
@@ -56,8 +55,7 @@ class GuardSettings:
             allow_http=bool(data.get("allow_http", False)),
             moderation=ModerationConfig.from_mapping(data.get("moderation")),
             model_moderation=ModelModerationConfig.from_mapping(data.get("model_moderation")),
-            chunk_chars=int(data.get("stream_chunk_chars", 160)),
-            max_hold_ms=int(data.get("stream_max_hold_ms", 150)),
+            hold_chars=int(data.get("stream_hold_chars", 1000)),
         )
 
 
@@ -134,9 +132,6 @@ class Guard:
         variables = {"user_message": user_text, "bot_message": answer, "bot_reasoning": reasoning}
         return await self._run("output", variables, self.output_flows)
 
-    def check_chunk(self, text: str) -> list[RailOutcome]:
-        return self.checks.run_chunk_rails(self._chunk_rails, "output", text)
-
     @property
     def needs_whole_answer(self) -> bool:
         return self._needs_whole_answer
@@ -145,8 +140,20 @@ class Guard:
         return self.url_policy.allows(url)
 
     def output_filter(self, user_text: str = "") -> OutputFilter:
-        options = ReleaseOptions(self.settings.chunk_chars, self.settings.max_hold_ms)
-        return OutputFilter(self, user_text, options=options)
+        """A filter for one streamed answer, with the configured per-chunk rails and the whole-answer ones."""
+
+        async def check_whole(answer: str, reasoning: str) -> list[RailOutcome]:
+            return await self.check_output(answer, reasoning, user_text)
+
+        def moderate(text: str) -> RailOutcome:
+            return self.checks.moderation("output", [text])
+
+        return OutputFilter(
+            url_policy=self.url_policy if "url_allowlist" in self._chunk_rails else None,
+            moderate=moderate if "moderation" in self._chunk_rails else None,
+            check_whole=check_whole if self._needs_whole_answer else None,
+            hold_limit=self.settings.hold_chars,
+        )
 
     async def aclose(self) -> None:
         if self.checks.model_moderator is not None:

@@ -233,25 +233,28 @@ _SCHEME_URL = re.compile(
     r"|[a-z][a-z0-9+.\-]{1,30}://[^\s<>\"'`)\]]+)"
 )
 _TRAILING_PUNCT = ".,;:!?*_~"
-# Markdown inline targets, reference definitions, angle autolinks, HTML attributes, CSS url().
+# Markdown inline targets, reference definitions (also quoted, in list items, destination on the next
+# line), angle autolinks, HTML attributes, CSS url().
 _MD_INLINE = re.compile(r"\]\(\s*<?([^)\s>]*)")
-_MD_REFDEF = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)")
+_MD_REFDEF = re.compile(r"(?m)^(?:[ \t]*>)*[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?\[[^\]\n]+\]:\s*<?([^\s>]+)")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.\-]*:[^\s<>]*)>")
 _HTML_ATTR = re.compile(
     r"(?i)\b(?:src|href|srcset|action|formaction|poster|background|data|cite|longdesc|xlink:href|ping"
     r"|lowsrc|dynsrc|imagesrcset)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))"
 )
 _CSS_URL = re.compile(r"(?i)url\(\s*['\"]?([^'\")]+)")
+# A network-path reference ("//host/x", also with backslashes) outside a construct: the page's scheme.
+_SCHEME_RELATIVE = re.compile(r"(?<![\w:/\\.@%\-])[/\\]{2}[^\s/\\<>\"'`)\]]*\.[^\s<>\"'`)\]]+")
 _LABEL = r"[a-z0-9\u00a1-\uffff][a-z0-9\u00a1-\uffff\-]{0,62}"
 _BARE_DOMAIN = re.compile(
     rf"(?i)(?<![\w@.\-])((?:{_LABEL}[.\u3002\uff0e\uff61])+[a-z\u00a1-\uffff][a-z0-9\u00a1-\uffff\-]{{1,62}})"
-    r"(:\d{1,5})?(?=([/?#\\]?))"
+    r"(:\d{1,5})?(?=([/?#\\(]?))"
 )
 _BARE_IPV4 = re.compile(
     r"(?i)(?<![\w.@\-])((?:0x[0-9a-f]+|\d+)(?:\.(?:0x[0-9a-f]+|\d+)){3}|localhost)(?=:\d|/)"
 )
 # TLDs that make a bare "name.tld" a link without a path; file extensions (md, py, sh, zip...) left out.
-_LINK_TLDS = frozenset(
+LINK_TLDS = frozenset(
     "com org net edu gov mil int io ai dev app co me info biz xyz site online tech cloud page link click top "
     "uk de fr ru cn jp us ca au nl eu ch it es se no in br tk ly gl gg to cc tv ws be at pl cz dk fi ie nz "
     "kr tw hk sg za mx ar onion test example invalid localhost internal local arpa".split()
@@ -259,7 +262,7 @@ _LINK_TLDS = frozenset(
 _MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
-def _as_absolute(target: str) -> str | None:
+def absolute_target(target: str) -> str | None:
     """A link target as an absolute URL, or None when it stays on the page's own origin."""
     target = _clean(html.unescape(target))
     target = _MD_ESCAPE.sub(r"\1", target)
@@ -286,25 +289,42 @@ def _views(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((text, unescaped, _MD_ESCAPE.sub(r"\1", unescaped))))
 
 
-def find_urls(text: str) -> list[str]:
-    """Every URL a renderer or reader could follow in ``text``, as absolute URLs (bare names get https:)."""
+def find_urls(text: str, *, bare_names: bool = True) -> list[str]:
+    """Every URL a renderer or reader could follow in ``text``, as absolute URLs (bare names get https:).
+
+    ``bare_names=False`` leaves out names without a scheme in running text (``example.com``, ``//host``):
+    a caller that knows where code is looks for those in the prose only, with ``bare_urls``.
+    """
     found: list[str] = []
     for view in _views(text):
         for match in _SCHEME_URL.finditer(view):
             found.append(match.group(0).rstrip(_TRAILING_PUNCT))
         for target in _construct_targets(view):
-            absolute = _as_absolute(target)
+            absolute = absolute_target(target)
             if absolute is not None:
                 found.append(absolute)
-        found.extend(_bare_urls(_SCHEME_URL.sub(" ", view)))
+        if bare_names:
+            found.extend(bare_urls(_SCHEME_URL.sub(" ", view)))
     return list(dict.fromkeys(found))
 
 
-def _bare_urls(text: str) -> Iterable[str]:
+def bare_urls(
+    text: str, tlds: frozenset[str] = LINK_TLDS, skip_tlds: frozenset[str] = frozenset()
+) -> list[str]:
+    """Links without a scheme in running text: ``name.tld`` (a linkifier's guess), ``//host``, ``1.2.3.4/``.
+
+    A name is a link when it starts with ``www.``, has a port or a path, or ends in one of ``tlds`` not in
+    ``skip_tlds``; ``name.tld(`` is a call in code, not a link.
+    """
+    found = ["https:" + m.group(0).rstrip(_TRAILING_PUNCT) for m in _SCHEME_RELATIVE.finditer(text)]
     for match in _BARE_DOMAIN.finditer(text):
         name, port, next_char = match.group(1), match.group(2), match.group(3)
         tld = re.split(r"[.\u3002\uff0e\uff61]", name)[-1].lower()
-        if name.lower().startswith("www.") or port or next_char or tld in _LINK_TLDS or not tld.isascii():
-            yield "https://" + name + (port or "") + "/"
+        if next_char == "(":
+            continue
+        known = (tld in tlds and tld not in skip_tlds) or not tld.isascii()
+        if name.lower().startswith("www.") or port or next_char or known:
+            found.append("https://" + name + (port or "") + "/")
     for match in _BARE_IPV4.finditer(text):
-        yield "https://" + match.group(1) + "/"
+        found.append("https://" + match.group(1) + "/")
+    return found

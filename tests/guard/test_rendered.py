@@ -1,0 +1,53 @@
+"""The renderer's view: what each parser finds (the corpus in tests/data/output_cases.yaml judges it whole)."""
+
+import pytest
+
+from webapp.guard.rendered import css_urls, html_urls, markdown_targets, rendered_urls
+
+
+def test_commonmark_definitions_anywhere_and_on_the_next_line():
+    text = "![a][q]\n\n[q]:\n//next.line\n\n> [r]: //quoted\n\n- [s]:\n  <//listed>\n"
+    assert set(markdown_targets(text)) >= {"//next.line", "//quoted", "//listed"}
+
+
+def test_commonmark_keeps_destinations_as_written():
+    assert list(markdown_targets("[x](javascript:alert(1)) ![y](HTTPS://A.B/%7e)")) == [
+        "javascript:alert(1)",
+        "HTTPS://A.B/%7e",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("html", "url"),
+    [
+        ("<img/src=//a.shop>", "//a.shop"),
+        ("<img src=&#x2F;&#x2F;b.shop>", "//b.shop"),
+        ("<meta http-equiv=refresh content=\"0; URL='//c.shop'\">", "//c.shop"),
+        ('<img srcset="x 1x, //d.shop/y 2x">', "//d.shop/y"),
+        ("<!--><img src=//e.shop>-->", "//e.shop"),
+        ('<iframe srcdoc="<img src=//f.shop>">', "//f.shop"),
+        ('<p data-x="//g.shop/">', "//g.shop/"),
+        ('<svg><animate attributeName=href values="a;//h.shop"/></svg>', "//h.shop"),
+    ],
+)
+def test_html_attributes(html, url):
+    assert url in html_urls(html)
+
+
+def test_css_escapes_comments_and_strings():
+    assert "//a.shop" in css_urls("background: u\\72l(\\2f\\2f a.shop)")
+    assert "//b.shop" in css_urls("@import/**/'//b.shop';")
+    assert "//c.shop/x" in css_urls("background-image: image-set('//c.shop/x' 1x)")
+    assert css_urls('content: "Note: plain words"') == []
+
+
+def test_linkified_names_are_judged_in_prose_only():
+    assert "https://evil.shop/" in rendered_urls("see evil.shop now")
+    assert "https://evil.com/" in rendered_urls("mail bob@evil.com")
+    assert rendered_urls("```\nevil.shop asyncio.run\n```\n`evil.shop`") == []
+    assert rendered_urls("evil.shop", code_fence="```") == []  # the text continues a code block
+    assert rendered_urls("Files: setup.py, README.md. Call asyncio.run(main()).") == []
+
+
+def test_scheme_urls_in_code_are_judged_anyway():
+    assert "https://evil.shop/x" in rendered_urls("```\ncurl https://evil.shop/x\n```")
