@@ -48,11 +48,13 @@ def _next_fence(marker: str, line: str) -> str:
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             return match.group(1)
         return ""
+    # marked also closes on a longer run followed by other fence characters ("```~~"): closing early
+    # only treats more text as markdown, which is the careful side
     stripped = line.strip()
     closes = (
         len(line) - len(line.lstrip(" ")) <= 3
-        and len(stripped) >= len(marker)
-        and set(stripped) == {marker[0]}
+        and stripped.startswith(marker)
+        and not set(stripped) - set("`~")
     )
     return "" if closes else marker
 

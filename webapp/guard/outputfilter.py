@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from webapp.guard.holds import Fence, escape_opening, mask_code, unfinished_start, word_end
-from webapp.guard.rendered import rendered_urls
-from webapp.guard.urlpolicy import UrlPolicy
+from webapp.guard.rendered import html_urls, rendered_urls
+from webapp.guard.urlpolicy import UrlPolicy, absolute_target
 from webapp.guard.verdicts import RailOutcome
 
 Channel = Literal["answer", "reasoning"]
@@ -38,6 +38,7 @@ CHANNELS: tuple[Channel, ...] = ("answer", "reasoning")
 HOLD_LIMIT = 1000  # characters an unfinished construct may hold back before it is released escaped
 LINE_CONTEXT = 400  # released characters of the current line a piece is judged with, at most
 SENTENCE_CONTEXT = 400  # released characters moderation sees before a piece, at most
+FENCE_CONTEXT = 2000  # released characters of an open code block whose HTML a piece is judged with
 
 # Characters without which a piece holds no link, image, tag, entity or linkifiable name.
 _LINK_SIGNS = re.compile(r"[<>\[\]()&@:/\\=`%]|[^\s.]\.[^\s.]|[\u3002\uff0e\uff61]")
@@ -76,6 +77,7 @@ class _Stream:
     released: str = ""
     pending: str = ""
     fence: Fence = field(default_factory=Fence)  # at the start of the released text's last line
+    fence_start: int = 0  # where the open fenced block began (its text is released without holds)
     line_start: int = 0  # where the released text's last line begins
     sentence_start: int = 0  # where the current sentence begins
     previous_sentence_start: int = 0
@@ -85,6 +87,10 @@ class _Stream:
 
     def line_context(self) -> str:
         return self.released[max(self.line_start, len(self.released) - LINE_CONTEXT) :]
+
+    def fence_context(self) -> str:
+        """The open fenced block so far: inside it tags are not held, so one may span released lines."""
+        return self.released[max(self.fence_start, len(self.released) - FENCE_CONTEXT) :]
 
     def sentence_context(self) -> str:
         """The sentence before the current one and the current one so far."""
@@ -96,7 +102,10 @@ class _Stream:
         self.pending = self.pending[consumed:]
         last_newline = self.released.rfind("\n", before)
         if last_newline != -1:
+            was_open = bool(self.fence.marker)
             self.fence = self.fence.after(self.released[self.line_start : last_newline])
+            if self.fence.marker and not was_open:
+                self.fence_start = self.line_start
             self.line_start = last_newline + 1
         for end in _SENTENCE_END.finditer(self.released, max(before - 8, self.sentence_start)):
             if end.end() > self.sentence_start:
@@ -210,6 +219,10 @@ class OutputFilter:
             return None
         start = time.perf_counter()
         urls = rendered_urls(stream.line_context() + piece, code_fence=stream.fence.marker)
+        if stream.fence.marker:
+            # if a renderer does not see this block as code (say, it sits in an HTML block), a tag
+            # released line by line is judged whole here
+            urls += [u for u in map(absolute_target, html_urls(stream.fence_context() + piece)) if u]
         reason = self._url_policy.first_violation(urls)
         return self._verdict("url_allowlist", reason, start)
 
