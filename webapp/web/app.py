@@ -19,6 +19,7 @@ from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import Profile, get_profile
 from webapp.web.auth import ApiAccess
+from webapp.web.gradiodoors import GradioDoors
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -83,7 +84,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
 
     from webapp.web.ui import ChatUI
 
-    private_gradio_tempdir(settings)
+    upload_dir = private_gradio_tempdir(settings)
     app = FastAPI(title="railchat", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
 
@@ -104,8 +105,11 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         concurrency=settings.concurrent_turns,
         queue_size=settings.queue_size,
         browser_secret=browser_state_secret(settings.data_dir),
+        upload_dir=upload_dir,
     ).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
+    # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
+    app.add_middleware(GradioDoors, upload_dir=upload_dir)
     return gr.mount_gradio_app(
         app,
         blocks,

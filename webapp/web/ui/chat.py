@@ -8,6 +8,7 @@ the components. Stored sessions are reached through ``ChatService.sessions``, wh
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 
 import gradio as gr
 
@@ -26,6 +27,7 @@ from webapp.web.ui.render import (
 from webapp.web.ui.state import UIState, new_owner_id, read_files
 from webapp.web.ui.stream import TurnRenderer, TurnView
 from webapp.web.ui.tabs import ExtraTab
+from webapp.web.uploads import is_upload
 
 
 class ChatUI:
@@ -38,8 +40,11 @@ class ChatUI:
         queue_size: int = 64,
         browser_secret: str | None = None,
         extra_tabs: Sequence[ExtraTab] = (),
+        upload_dir: Path | None = None,
     ) -> None:
         self.service = service
+        # Files a browser may name in an event: only uploads in this folder (see webapp/web/uploads.py).
+        self.upload_dir = upload_dir
         self.title = title
         # Encrypts the owner id kept in each browser; stable across restarts so visitors keep their chats.
         self.browser_secret = browser_secret
@@ -73,6 +78,23 @@ class ChatUI:
         except InputError as exc:
             renderer.history.append(notice_message("error", str(exc)))
             yield renderer.view(notice_html("error", str(exc)))
+
+    async def browser_turn(
+        self, text: str, files: list[str], state: UIState, mode: str
+    ) -> AsyncIterator[TurnView]:
+        """A turn from an event payload: history from the store (the client's Chatbot value can name files),
+        files only if they were uploaded to this app."""
+        history = self.stored_history(state)
+        upload_dir = self.upload_dir
+        if files and (upload_dir is None or not all(is_upload(f, upload_dir) for f in files)):
+            yield TurnView(history, notice_html("error", "Files must be uploaded through this page."), "")
+            return
+        async for view in self.turn(text, files, history, state, mode):
+            yield view
+
+    def stored_history(self, state: UIState) -> list[Message]:
+        parts = self.service.sessions.transcript(state.owner, state.session_id) if state.session_id else None
+        return history_from_parts(parts) if parts else []
 
     def mode_of(self, mode: str) -> Mode:
         return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"

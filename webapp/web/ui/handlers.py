@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from webapp.web.ui.layout import ChatLayout
-from webapp.web.ui.render import Message, notice_html
+from webapp.web.ui.render import notice_html
 from webapp.web.ui.state import UIState, current_state, owner_id
 from webapp.web.ui.tabs import ExtraTab
 
@@ -39,7 +39,6 @@ class ChatHandlers:
     async def on_submit(
         self,
         message: dict[str, Any],
-        history: list[Message],
         state: UIState | None,
         browser_id: str,
         mode: str,
@@ -47,8 +46,9 @@ class ChatHandlers:
     ) -> AsyncIterator[Outputs]:
         st = current_state(state, browser_id, request)
         files = [f if isinstance(f, str) else f.get("path", "") for f in message.get("files", [])]
+        history = self.ui.stored_history(st)
         yield gr.update(value=None, interactive=False), history, st, "", gr.update(), gr.update()
-        async for view in self.ui.turn(message.get("text", "") or "", files, history, st, mode):
+        async for view in self.ui.browser_turn(message.get("text", "") or "", files, st, mode):
             yield gr.update(), view.history, st, view.notice, view.meter, gr.update()
         yield (
             gr.update(value=None, interactive=True),
@@ -60,13 +60,13 @@ class ChatHandlers:
         )
 
     async def on_retry(
-        self, history: list[Message], state: UIState | None, browser_id: str, mode: str, request: gr.Request
+        self, state: UIState | None, browser_id: str, mode: str, request: gr.Request
     ) -> AsyncIterator[Outputs]:
         st = current_state(state, browser_id, request)
         if not st.last_text and not st.last_files:
-            yield history, st, notice_html("error", "Nothing to retry yet."), gr.update()
+            yield gr.update(), st, notice_html("error", "Nothing to retry yet."), gr.update()
             return
-        async for view in self.ui.turn(st.last_text, list(st.last_files), history, st, mode):
+        async for view in self.ui.browser_turn(st.last_text, list(st.last_files), st, mode):
             yield view.history, st, view.notice, view.meter
 
     def on_pick(
@@ -104,13 +104,11 @@ class ChatHandlers:
             demo.load(_tab_visibility(tabs), None, [tab for _, tab in tabs])
         submit = c.box.submit(
             self.on_submit,
-            [c.box, c.chatbot, c.state, c.owner, c.mode],
+            [c.box, c.state, c.owner, c.mode],  # never the Chatbot's value: it is rebuilt from the store
             [c.box, c.chatbot, c.state, c.notice, c.meter, c.sessions],
         )
         c.box.stop(self.on_stop, [c.state, c.owner], [c.box, c.notice, c.sessions], cancels=[submit])
-        c.retry.click(
-            self.on_retry, [c.chatbot, c.state, c.owner, c.mode], [c.chatbot, c.state, c.notice, c.meter]
-        )
+        c.retry.click(self.on_retry, [c.state, c.owner, c.mode], [c.chatbot, c.state, c.notice, c.meter])
         c.sessions.input(self.on_pick, [c.sessions, c.state, c.owner], [c.chatbot, c.state, c.notice])
         fresh = [c.chatbot, c.state, c.notice, c.meter, c.sessions]
         c.new.click(self.on_new, [c.state, c.owner], fresh)

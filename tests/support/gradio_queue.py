@@ -1,0 +1,81 @@
+"""Drive a mounted Gradio app the way an attacker would: raw HTTP to /gradio_api/queue/join and its SSE stream.
+
+Tests that prove an event input is refused must go through Gradio's real queue (preprocessing, file caching,
+postprocessing), not call the handlers directly: the bugs live in what Gradio does around the handlers.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+
+@dataclass
+class EventResult:
+    """What one queued event produced: the HTTP status of the join, and every SSE message until it completed."""
+
+    join_status: int
+    join_body: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def raw(self) -> str:
+        return self.join_body + json.dumps(self.messages)
+
+    @property
+    def completed(self) -> dict[str, Any] | None:
+        return next((m for m in self.messages if m.get("msg") == "process_completed"), None)
+
+
+class GradioQueue:
+    """A minimal Gradio 6 queue client over httpx: look up events in /config, join, read the SSE stream."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+        self.config: dict[str, Any] = client.get("/config").json()
+
+    def components(self) -> dict[int, dict[str, Any]]:
+        return {c["id"]: c for c in self.config["components"]}
+
+    def dependencies(self) -> list[dict[str, Any]]:
+        return list(self.config["dependencies"])
+
+    def fn_index(self, api_name: str) -> int:
+        for index, dep in enumerate(self.dependencies()):
+            if dep.get("api_name") == api_name:
+                return int(dep.get("id", index))
+        raise KeyError(api_name)
+
+    def run(self, fn_index: int, data: list[Any], *, timeout_s: float = 30) -> EventResult:
+        session = secrets.token_hex(6)
+        dep = next(d for d in self.dependencies() if d.get("id") == fn_index)
+        trigger = dep["targets"][0][0] if dep.get("targets") else None
+        body = {"data": data, "fn_index": fn_index, "session_hash": session, "trigger_id": trigger}
+        join = self.client.post("/gradio_api/queue/join", json=body)
+        result = EventResult(join.status_code, join.text)
+        if join.status_code != 200:
+            return result
+        with self.client.stream(
+            "GET", "/gradio_api/queue/data", params={"session_hash": session}, timeout=timeout_s
+        ) as stream:
+            for line in stream.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                message = json.loads(line[5:])
+                result.messages.append(message)
+                if message.get("msg") in ("process_completed", "unexpected_error"):
+                    break
+        return result
+
+
+def file_urls(text: str) -> list[str]:
+    """Every /gradio_api/file= URL Gradio handed back in an event's output."""
+    urls = []
+    for part in text.split('"')[1:]:
+        if "/gradio_api/file=" in part:
+            urls.append(part[part.index("/gradio_api/file=") :])
+    return urls

@@ -1,0 +1,63 @@
+"""The whole app (FastAPI + mounted Gradio) served by uvicorn on loopback, for tests that attack it over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.paths import RAILS_DIR
+from tests.support.scripted_upstream import ScriptedUpstream
+from tests.support.service import TEST_ALLOWLIST
+from tests.support.threaded_server import ThreadedServer
+from webapp.turn.service import ChatService
+
+
+@dataclass
+class LiveApp:
+    url: str
+    data_dir: Path
+    upload_dir: Path
+    service: ChatService
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30, trust_env=False, **kwargs)
+
+    def upload(self, client: httpx.Client, name: str, data: bytes) -> dict[str, Any]:
+        """Upload like the browser does and return the FileData the browser would send in an event."""
+        response = client.post("/gradio_api/upload", files={"files": (name, data, "image/png")})
+        response.raise_for_status()
+        path = response.json()[0]
+        return {"path": path, "orig_name": name, "meta": {"_type": "gradio.FileData"}}
+
+
+@contextmanager
+def live_app(
+    tmp: Path,
+    upstream: ScriptedUpstream,
+    monkeypatch: pytest.MonkeyPatch,
+    profile: str = "generic",
+    **settings: Any,
+) -> Iterator[LiveApp]:
+    from webapp.config import load_settings
+    from webapp.upstream.profiles import get_profile
+    from webapp.web.app import Upstream, build_service, create_app
+
+    monkeypatch.delenv("GRADIO_TEMP_DIR", raising=False)  # each app its own private upload folder
+    data = tmp / "data"
+    merged = {"rails": RAILS_DIR, "url_allowlist": TEST_ALLOWLIST, **settings}
+    config = load_settings(data_dir=data, llm_url=upstream.base_url, **merged)
+    service = build_service(
+        config, Upstream(upstream.base_url), served_model=upstream.model, profile=get_profile(profile)
+    )
+    # The asyncio loop, not uvloop: uvloop resolves names in C, past the egress log's resolver patch.
+    server = ThreadedServer(create_app(config, service), loop="asyncio").start()
+    try:
+        yield LiveApp(server.url, data, data / "gradio-tmp", service)
+    finally:
+        server.stop()

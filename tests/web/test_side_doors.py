@@ -1,0 +1,184 @@
+"""Gradio's side doors, attacked over HTTP through the real queue (/gradio_api/queue/join + SSE).
+
+Every event of the app's own /config gets each of its inputs pointing at server files and URLs. Nothing may be
+served back, copied into the upload folder, or fetched: an egress log (loopback proxy + refusing resolver)
+records any attempt to reach another host, and never lets one leave the machine.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from tests.support.egress import EgressLog
+from tests.support.gradio_queue import EventResult, GradioQueue, file_urls
+from tests.support.live_app import LiveApp, live_app
+from tests.support.scripted_upstream import ScriptedUpstream
+
+CANARY = "railchat-canary-7f3a"
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    server = ScriptedUpstream().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("RAILCHAT_TEST_CANARY", CANARY)  # so /proc/self/environ holds a marker
+        with live_app(tmp_path_factory.mktemp("doors"), upstream, monkeypatch) as live:
+            yield live
+
+
+@pytest.fixture
+def egress(monkeypatch: pytest.MonkeyPatch):
+    with EgressLog().install(monkeypatch) as log:
+        yield log
+
+
+def file_data(path: str) -> dict[str, Any]:
+    return {"path": path, "meta": {"_type": "gradio.FileData"}}
+
+
+def poisoned_inputs(queue: GradioQueue, dep: dict[str, Any], target: str) -> list[Any]:
+    """The event's inputs, each file-capable one naming ``target``; the others hold ordinary values."""
+    components = queue.components()
+    values: list[Any] = []
+    for component_id in dep["inputs"]:
+        kind = components[component_id]["type"]
+        if kind == "multimodaltextbox":
+            values.append({"text": "look", "files": [file_data(target)]})
+        elif kind == "chatbot":
+            values.append([{"role": "user", "content": [{"type": "file", "file": file_data(target)}]}])
+        elif kind == "radio":
+            values.append("Instant")
+        elif kind == "browserstate":
+            values.append("")
+        elif kind in ("dropdown", "state"):
+            values.append(file_data(target) if kind == "dropdown" else None)
+        else:
+            values.append(file_data(target))
+    return values
+
+
+def served(app: LiveApp, result: EventResult) -> str:
+    """Everything an attacker gets back from one event: the stream, and every file it links to."""
+    with app.client() as client:
+        return result.raw + "".join(
+            client.get(url[url.index("/gradio_api") :]).text for url in file_urls(result.raw)
+        )
+
+
+def secrets_on_disk(app: LiveApp) -> dict[str, str]:
+    """Server files worth stealing, each with a marker that must never reach the attacker."""
+    key = app.data_dir / "browser-state.key"
+    link_dir = app.upload_dir / ("0" * 64)
+    link_dir.mkdir(parents=True, exist_ok=True)
+    if not (link_dir / "key.png").is_symlink():
+        (link_dir / "key.png").symlink_to(key)  # a symlink inside the upload folder still names the key
+    return {
+        "/etc/passwd": "root:x:0:0",
+        str(app.data_dir / "railchat.db"): "SQLite format 3",
+        str(key): key.read_text().strip(),
+        "/proc/self/environ": CANARY,
+        str(link_dir / "key.png"): key.read_text().strip(),
+        str(app.upload_dir / ".." / "browser-state.key"): key.read_text().strip(),
+    }
+
+
+def test_no_event_input_reads_a_server_file(app: LiveApp) -> None:
+    leaks = []
+    with app.client() as client:
+        queue = GradioQueue(client)
+        for target, marker in secrets_on_disk(app).items():
+            for dep in queue.dependencies():
+                result = queue.run(dep["id"], poisoned_inputs(queue, dep, target))
+                if marker in served(app, result):
+                    leaks.append((dep["api_name"], target))
+    assert leaks == []
+    copies = [p for p in app.upload_dir.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert not any(b"SQLite format 3" in p.read_bytes() or b"root:x:0:0" in p.read_bytes() for p in copies)
+
+
+def test_the_submit_payload_from_the_issue_is_refused(app: LiveApp) -> None:
+    history = [{"role": "user", "content": [{"type": "file", "file": file_data("/etc/passwd")}]}]
+    with app.client() as client:
+        queue = GradioQueue(client)
+        submit = queue.fn_index("on_submit")
+        for data in (
+            [
+                {"text": "", "files": []},
+                history,
+                None,
+                "browser:x",
+                "Instant",
+            ],  # the issue's payload, verbatim
+            [{"text": "hi", "files": [file_data("/etc/passwd")]}, None, "", "Instant"],
+            [{"text": "hi", "files": [{"path": "/etc/passwd"}]}, None, "", "Instant"],  # no meta tag either
+        ):
+            result = queue.run(submit, data)
+            assert "root:x:0:0" not in served(app, result)
+            assert result.join_status == 400 and "/etc/passwd" not in result.join_body
+
+
+def test_file_route_serves_uploads_only_and_never_echoes_the_path(app: LiveApp) -> None:
+    with app.client() as client:
+        for target in ("/etc/passwd", str(app.data_dir / "railchat.db"), f"{app.upload_dir}/../railchat.db"):
+            response = client.get(f"/gradio_api/file={target}")
+            assert (
+                response.status_code == 404
+                and "railchat.db" not in response.text
+                and "passwd" not in response.text
+            )
+        upload = app.upload(client, "pic.png", png_bytes())
+        assert client.get(f"/gradio_api/file={upload['path']}").content == png_bytes()
+
+
+def test_an_uploaded_image_still_reaches_the_model(app: LiveApp, upstream) -> None:
+    with app.client() as client:
+        queue = GradioQueue(client)
+        upload = app.upload(client, "pic.png", png_bytes())
+        result = queue.run(
+            queue.fn_index("on_submit"), [{"text": "what is this?", "files": [upload]}, None, "", "Instant"]
+        )
+    assert result.completed is not None and result.completed["success"]
+    parts = upstream.chat_bodies[-1]["messages"][-1]["content"]
+    assert any(part.get("type") == "image_url" for part in parts)
+
+
+@pytest.mark.parametrize(
+    "route",
+    [
+        "/gradio_api/file=https://evil.test/x.png",
+        "/gradio_api/file=http://evil.test/x.png",
+        "/gradio_api/file=//evil.test/x.png",
+        "/gradio_api/proxy=https://evil.test/x.png",
+        "//gradio_api/file=https://evil.test/x.png",
+    ],
+)
+def test_gradio_fetches_no_url_for_a_visitor(app: LiveApp, egress: EgressLog, route: str) -> None:
+    with app.client() as client:
+        response = client.get(route)
+    assert response.status_code in (400, 404) and "evil.test" not in response.text
+    assert egress.attempts == []
+
+
+def test_no_event_input_makes_the_server_fetch_a_url(app: LiveApp, egress: EgressLog) -> None:
+    with app.client() as client:
+        queue = GradioQueue(client)
+        for url in ("https://evil.test/x.png", "http://evil.test/x.png", "HTTPS://evil.test/x.png"):
+            for dep in queue.dependencies():
+                queue.run(dep["id"], poisoned_inputs(queue, dep, url))
+    assert egress.attempts == []
+
+
+def png_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 30, 30)).save(buffer, format="PNG")
+    return buffer.getvalue()

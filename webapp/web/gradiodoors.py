@@ -1,0 +1,116 @@
+"""Gradio's side doors, closed at the ASGI layer in front of the mounted app.
+
+Gradio (6.x) trusts its payloads more than a public app can afford to:
+- every file-shaped value in an event's data is copied into its cache (a local path) or downloaded (an
+  http(s) URL) before a handler runs, and for a mounted app it never checks that the file was uploaded;
+- `/gradio_api/file=<url>` fetches any public URL for anyone, `/gradio_api/proxy=` forwards requests;
+- its 403 bodies echo the requested path back.
+
+The app never serves a file it did not receive from the browser, and never fetches a URL for anybody (URLs
+are the rails' and `media/fetch.py`'s business, behind the allowlist). So this middleware refuses, before
+Gradio sees them: event payloads that name anything but an upload in the private temp folder, file routes for
+anything but such an upload, and the proxy route. The handlers check uploads again (defence in depth).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from webapp.web.uploads import is_upload, is_url_like, named_paths
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# Routes of ours (FastAPI, beside the mount) that validate their own bodies and never hand paths to Gradio.
+OWN_PREFIXES = ("/v1/", "/api/", "/metrics", "/healthz")
+FILE_ROUTE = re.compile(r"/file[=/](?P<target>.*)$", re.DOTALL)
+MAX_EVENT_BODY = 4 * 1024 * 1024  # an event carries text and upload paths, never file bytes
+
+
+class GradioDoors:
+    """ASGI middleware: no server path or URL may pass into or out of Gradio except the browser's own uploads."""
+
+    def __init__(self, app: ASGIApp, *, upload_dir: Path, max_body: int = MAX_EVENT_BODY) -> None:
+        self.app = app
+        self.upload_dir = upload_dir
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = re.sub(r"/{2,}", "/", scope.get("path", ""))
+        if path.startswith(OWN_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        if "/proxy=" in path or self._file_refused(path):
+            await _plain(send, 404, "Not found.")
+            return
+        if scope.get("method") == "POST" and not path.endswith("/upload"):
+            body = await _read_body(receive, self.max_body)
+            if body is None:
+                await _plain(send, 413, "Request too large.")
+                return
+            if not self._body_acceptable(body):
+                await _plain(send, 400, "Files must be uploaded through this page.")
+                return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, send)
+
+    def _file_refused(self, path: str) -> bool:
+        match = FILE_ROUTE.search(path)
+        if match is None:
+            return False
+        target = match.group("target")
+        return is_url_like(target) or not is_upload(target, self.upload_dir)
+
+    def _body_acceptable(self, body: bytes) -> bool:
+        try:
+            payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return True  # not an event payload (login forms); Gradio cannot read paths out of it either
+        return all(is_upload(p, self.upload_dir) for p in named_paths(payload))
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    body = json.dumps({"detail": text}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
