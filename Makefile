@@ -37,6 +37,7 @@ test-fast: install
 	$(PY) -m pytest -m "not vllm and not browser" $(PYTEST_ARGS)
 
 bench: install
+	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) -m bench
 
 clean:

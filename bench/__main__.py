@@ -1,4 +1,8 @@
-"""`make bench` / `python -m bench`: every benchmark, one after another, each printing its figures."""
+"""`make bench` / `python -m bench`: every benchmark, one after another, each printing its figures.
+
+`python -m bench load [options]` runs only the load benchmark (`bench/load.py`: direct, railchat's API and
+UI, NeMo Guardrails' server at 1-64 concurrent streams) and writes docs/benchmarks.{md,json,png}.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +19,19 @@ BENCHMARKS = [
 ]
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["load"]:
+        from bench.load import main as load
+
+        return load(argv[1:])
     failed = 0
     for name, *args in BENCHMARKS:
         print(f"\n== {name} {' '.join(args)}", flush=True)
         failed |= subprocess.call([sys.executable, str(HERE / name), *args]) != 0
+    print("\n== load", flush=True)
+    failed |= subprocess.call([sys.executable, "-m", "bench", "load"], cwd=HERE.parent) != 0
     return int(failed)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
