@@ -24,6 +24,10 @@ def main(argv: list[str]) -> int:
         from bench.load import main as load
 
         return load(argv[1:])
+    if argv[:1] == ["profile"]:
+        from bench.profile import main as profile
+
+        return profile(argv[1:])
     failed = 0
     for name, *args in BENCHMARKS:
         print(f"\n== {name} {' '.join(args)}", flush=True)

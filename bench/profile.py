@@ -1,0 +1,100 @@
+"""Where railchat's CPU goes under load: py-spy samples the app while the load benchmark's clients stream.
+
+    python -m bench profile [--system railchat-api|railchat-ui] [--streams 32] [--seconds 30] [--out DIR]
+
+Writes py-spy's collapsed stacks (``profile.txt``, for flame graph tools) and prints the functions that
+were on the stack in the largest share of samples (inclusive) and those that were running (self), with
+the app's CPU per turn over the same window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from bench.load import Bench
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def summarise(collapsed: Path, top: int) -> str:
+    inclusive: collections.Counter[str] = collections.Counter()
+    own: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in collapsed.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = [f.split(" (")[0] + " (" + f.split(" (")[-1] for f in stack.split(";") if f]
+        n = int(count)
+        total += n
+        for frame in set(frames):
+            inclusive[frame] += n
+        if frames:
+            own[frames[-1]] += n
+    lines = [f"{total} samples", "", "inclusive:"]
+    lines += [f"{100 * n / total:5.1f}%  {frame}" for frame, n in inclusive.most_common(top)]
+    lines += ["", "self:"]
+    lines += [f"{100 * n / total:5.1f}%  {frame}" for frame, n in own.most_common(top)]
+    return "\n".join(lines)
+
+
+async def drive(bench: Bench, system: str, streams: int, seconds: float) -> int:
+    turn, _ = await bench.turn_fn(system)
+    deadline = time.monotonic() + seconds
+    done = 0
+    async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=streams * 2 + 4)) as client:
+
+        async def user() -> None:
+            nonlocal done
+            while time.monotonic() < deadline:
+                await turn(client)
+                done += 1
+
+        await asyncio.gather(*(user() for _ in range(streams)))
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench profile", description=__doc__)
+    parser.add_argument("--system", default="railchat-api", choices=["railchat-api", "railchat-ui"])
+    parser.add_argument("--streams", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="railchat-profile-")))
+    args = parser.parse_args(argv)
+    py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    bench = Bench(args.out, 200, 64, 20)
+    try:
+        bench.start([args.system], ui_concurrency=max(64, args.streams))
+        asyncio.run(drive(bench, args.system, 2, 3))  # warm-up
+        app = bench.servers["railchat"]
+        collapsed = args.out / "profile.txt"
+        spy = subprocess.Popen(
+            [py_spy, "record", "-p", str(app.process.pid), "-d", str(int(args.seconds)), "-r", "200"]
+            + ["-f", "raw", "-o", str(collapsed), "--nonblocking"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        cpu_before = app.cpu_s()
+        turns = asyncio.run(drive(bench, args.system, args.streams, args.seconds))
+        cpu = app.cpu_s() - cpu_before
+        spy.wait(timeout=60)
+    finally:
+        bench.stop()
+    print(f"{turns} turns at {args.streams} streams; app CPU {cpu * 1000 / max(turns, 1):.1f} ms per turn")
+    print(summarise(collapsed, args.top))
+    print(f"\ncollapsed stacks: {collapsed}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
