@@ -89,6 +89,9 @@ def sse(body: dict[str, Any]) -> str:
     return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
 
+_PLACEHOLDER = "\x00railchat-delta\x00"  # JSON-escaped, so it cannot occur in the rendered rest of a chunk
+
+
 # ---- whole objects ---------------------------------------------------------------------------------------------
 
 
@@ -99,6 +102,16 @@ class Completion:
         self.id = f"chatcmpl-{uuid.uuid4().hex}"
         self.created = int(time.time())
         self.model = model
+        self._text_chunks: dict[str, tuple[str, str]] = {}
+
+    def text_chunk(self, field: str, text: str) -> str:
+        """``chunk({field: text})`` for the many deltas of a stream, without building an object per delta:
+        the typed chunk is rendered once per field around a placeholder and the text spliced in."""
+        parts = self._text_chunks.get(field)
+        if parts is None:
+            head, _, tail = self.chunk({field: _PLACEHOLDER}).partition(json.dumps(_PLACEHOLDER))
+            parts = self._text_chunks[field] = (head, tail)
+        return parts[0] + json.dumps(text, ensure_ascii=False) + parts[1]
 
     def chunk(self, delta: dict[str, Any], finish_reason: str | None = None, **top: Any) -> str:
         """One SSE event. `delta` may carry `reasoning`; `top` adds top-level fields such as `guardrails`."""

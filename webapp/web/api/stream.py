@@ -91,9 +91,9 @@ async def sse_events(
     yield completion.chunk({"role": "assistant", "content": ""})
     async for event in events:
         if isinstance(event, ReasoningDelta):
-            yield completion.chunk({"reasoning": event.text})
+            yield completion.text_chunk("reasoning", event.text)
         elif isinstance(event, AnswerDelta):
-            yield completion.chunk({"content": event.text})
+            yield completion.text_chunk("content", event.text)
         elif isinstance(event, TurnDone):
             log_turn(event, stream=True)
             for chunk in _final_chunks(event, completion, include_usage):
