@@ -21,7 +21,9 @@ CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]
 
 @pytest.fixture(scope="module")
 def moderator() -> Moderator:
-    return Moderator(ModerationConfig.from_mapping(CONFIG["moderation"]))
+    moderator = Moderator(ModerationConfig.from_mapping(CONFIG["moderation"]), rails_dir=RAILS_DIR)
+    moderator.wait_ready(300)
+    return moderator
 
 
 @pytest.mark.parametrize(
@@ -32,8 +34,13 @@ def moderator() -> Moderator:
         "go die you moron",
     ],
 )
-def test_abuse_is_blocked_by_the_profanity_model(moderator, text):
+def test_abuse_is_blocked(moderator, text):
     finding = moderator.check(text, "input")
+    assert finding is not None and finding.rule in ("profanity", "harassment", "self_harm_incitement")
+
+
+def test_swearing_without_a_category_is_caught_by_the_profanity_model(moderator):
+    finding = moderator.check("fuck off", "output")
     assert finding is not None and finding.rule == "profanity"
 
 
@@ -67,9 +74,20 @@ def test_ordinary_text_passes(moderator, text):
     assert moderator.check(text, "input") is None
 
 
-def test_rules_limited_to_a_stage_only_apply_there(moderator):
-    assert moderator.check("I will find you", "input") is not None
-    assert moderator.check("I will find you", "output") is None
+def test_rules_limited_to_a_stage_only_apply_there():
+    rule = {"name": "spoilers", "reason": "no spoilers", "stages": ["input"], "patterns": ["ending is"]}
+    only_input = Moderator(
+        ModerationConfig.from_mapping({"profanity": {"enabled": False}, "categories": [rule]})
+    )
+    assert only_input.check("The ending is sad", "input") is not None
+    assert only_input.check("The ending is sad", "output") is None
+
+
+def test_threats_and_self_harm_incitement_are_judged_on_output_too(moderator):
+    threat = moderator.check("I will find you and hurt you", "output")
+    incitement = moderator.check("You should end it all tonight.", "output")
+    assert threat is not None and threat.rule == "threats"
+    assert incitement is not None and incitement.rule == "self_harm_incitement"
 
 
 def test_profanity_can_be_switched_off():
@@ -81,9 +99,15 @@ def test_profanity_can_be_switched_off():
     ("content", "expected"),
     [
         ("safe", (True, [])),
-        ("unsafe\nS1", (False, ["S1"])),
-        (" unsafe \n S1, S10 ", (False, ["S1", "S10"])),
+        ("unsafe\nS1", (False, ["violent crimes"])),
+        (" unsafe \n S1, S10 ", (False, ["violent crimes", "hate"])),
         ("garbage", (False, [])),
+        ("Safety: Safe\nCategories: None", (True, [])),
+        ("Safety: Unsafe\nCategories: Violent", (False, ["violent"])),
+        (
+            "Safety: Controversial\nCategories: Politically Sensitive Topics",
+            (False, ["politically sensitive topics"]),
+        ),
     ],
 )
 def test_guard_verdict_parsing(content, expected):
@@ -171,7 +195,7 @@ def test_model_rail_is_off_by_default():
 def test_fast_profanity_scorer_matches_the_library():
     from profanity_check import predict_prob
 
-    from webapp.guard.moderation import _fast_profanity_scorer
+    from webapp.guard.moderation.profanity import _fast_profanity_scorer
 
     texts = ["go die you moron", "a perfectly polite sentence", "what a crap answer", "shoot a photo", ""]
     fast = _fast_profanity_scorer()(texts)

@@ -1,5 +1,6 @@
 """A scripted OpenAI-compatible upstream shaped like vLLM, for edge cases a real small model cannot produce:
-reasoning deltas, tool calls, links in answers, broken streams, slow tokens, client disconnects.
+reasoning deltas, tool calls, links in answers, broken streams, slow tokens, client disconnects, guard-model
+verdicts (a request without ``stream: true`` gets one JSON completion).
 
 Each chat request pops the next `Script` (or repeats the default). Every request body is recorded, and
 so is the moment the client went away, so tests can assert what reached the model and how fast a
@@ -142,6 +143,10 @@ class ScriptedUpstream:
                     },
                     status_code=script.status,
                 )
+            if (
+                body.get("stream") is not True
+            ):  # e.g. a guard model (Llama Guard, Qwen3Guard) asked for a verdict
+                return JSONResponse(_completion(self.model, "".join(script.answer), script.finish_reason))
             return StreamingResponse(self._stream(script, record, request), media_type="text/event-stream")
 
         return app
@@ -256,6 +261,18 @@ def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) 
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
     }
     return "data: " + json.dumps(payload) + "\n\n"
+
+
+def _completion(model: str, content: str, finish_reason: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}
+        ],
+    }
 
 
 def _approx_tokens(message: dict[str, Any]) -> int:

@@ -75,10 +75,11 @@ class RailChecks:
             )
         return RailOutcome(stage, "url_allowlist", "block", reason, _elapsed_ms(start))
 
-    def moderation(self, stage: Stage, texts: Sequence[str]) -> RailOutcome:
+    def moderation(self, stage: Stage, texts: Sequence[str], *, partial: bool = False) -> RailOutcome:
+        """``partial``: a streamed answer that is still growing (see ``Moderator.check``)."""
         start = time.perf_counter()
         for text in texts:
-            finding = self.moderator.check(text, stage) if text else None
+            finding = self.moderator.check(text, stage, partial=partial) if text else None
             if finding is not None:
                 return RailOutcome(stage, "moderation", "block", finding.reason, _elapsed_ms(start))
         return RailOutcome(stage, "moderation", "allow", "no moderation rule matched", _elapsed_ms(start))

@@ -115,7 +115,7 @@ class Guard:
         )
         checks = RailChecks(
             UrlPolicy(settings.url_allowlist, allow_http=settings.allow_http),
-            Moderator(settings.moderation),
+            Moderator(settings.moderation, rails_dir=rails_dir),
             model,
         )
         rails = LLMRails(config)  # no llm: nothing in our flows asks for one
@@ -146,7 +146,8 @@ class Guard:
             return await self.check_output(answer, reasoning, user_text)
 
         def moderate(text: str) -> RailOutcome:
-            return self.checks.moderation("output", [text])
+            # the filter asks again as each word arrives: the sentence at the end may be unfinished
+            return self.checks.moderation("output", [text], partial=True)
 
         return OutputFilter(
             url_policy=self.url_policy if "url_allowlist" in self._chunk_rails else None,

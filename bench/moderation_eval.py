@@ -1,0 +1,105 @@
+"""Misses and false blocks of the offline moderation, per category, on labelled corpora.
+
+    python -m bench.moderation_eval                 # the held-out corpus (never used for tuning)
+    python -m bench.moderation_eval --corpus train  # the examples the classifier is fitted on
+    python -m bench.moderation_eval --errors        # also list every miss and false block
+
+Each text is checked as a whole answer at the output stage, with the app's rails config. Per category it
+prints how many texts were judged as labelled; per tier, which one caught each block; and the cost:
+how many units the gate sent to the embedding model and the CPU per check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from webapp.guard.moderation import ModerationConfig, Moderator  # noqa: E402
+from webapp.guard.moderation.embedder import shared_encoder  # noqa: E402
+
+HELDOUT = ROOT / "tests" / "data" / "moderation_heldout.yaml"
+RAILS = ROOT / "rails"
+
+
+def load_corpus(name: str) -> list[tuple[str, str, str]]:
+    """(expected "block"/"pass", category, text) rows."""
+    if name == "heldout":
+        data = yaml.safe_load(HELDOUT.read_text(encoding="utf-8"))
+        return [(label, cat, t) for label, cats in data.items() for cat, items in cats.items() for t in items]
+    data = yaml.safe_load((RAILS / "moderation_examples.yml").read_text(encoding="utf-8"))
+    expected = {"harmful": "block", "allowed": "pass"}
+    return [(expected[k], cat, t) for k, cats in data.items() for cat, items in cats.items() for t in items]
+
+
+def build_moderator() -> Moderator:
+    config = yaml.safe_load((RAILS / "config.yml").read_text(encoding="utf-8"))["custom_data"]["moderation"]
+    moderator = Moderator(ModerationConfig.from_mapping(config), rails_dir=RAILS)
+    moderator.wait_ready(300)
+    return moderator
+
+
+def evaluate(moderator: Moderator, rows: list[tuple[str, str, str]]) -> dict[str, object]:
+    per_category: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0])
+    tiers: collections.Counter[str] = collections.Counter()
+    errors: list[str] = []
+    encoder = shared_encoder()
+    misses_before = encoder.misses
+    cpu = time.process_time()
+    for expected, category, text in rows:
+        finding = moderator.check(text, "output")
+        judged = "block" if finding is not None else "pass"
+        per_category[(expected, category)][0] += judged == expected
+        per_category[(expected, category)][1] += 1
+        if finding is not None:
+            tiers[finding.rule] += 1
+        if judged != expected:
+            errors.append(f"  {expected:5} {category:28} {finding.rule if finding else '-':22} {text}")
+    cpu_ms = (time.process_time() - cpu) * 1000 / max(len(rows), 1)
+    return {
+        "per_category": per_category,
+        "tiers": tiers,
+        "errors": errors,
+        "embedded": encoder.misses - misses_before,
+        "cpu_ms": cpu_ms,
+    }
+
+
+def report(result: dict[str, object], rows: int, show_errors: bool) -> None:
+    per_category: dict[tuple[str, str], list[int]] = result["per_category"]  # type: ignore[assignment]
+    totals = {"block": [0, 0], "pass": [0, 0]}
+    print("| expected | category | judged as expected | rate |\n|---|---|---|---|")
+    for (expected, category), (ok, n) in sorted(per_category.items()):
+        totals[expected][0] += ok
+        totals[expected][1] += n
+        print(f"| {expected} | {category} | {ok}/{n} | {ok / n:.0%} |")
+    for expected, (ok, n) in totals.items():
+        what = "hateful/harmful blocked" if expected == "block" else "legitimate passed"
+        print(f"| **{expected}** | **all: {what}** | **{ok}/{n}** | **{ok / max(n, 1):.1%}** |")
+    print(f"\nblocks by rule: {dict(result['tiers'])}")  # type: ignore[call-overload]
+    print(f"units embedded: {result['embedded']} for {rows} texts; CPU per check {result['cpu_ms']:.2f} ms")
+    if show_errors:
+        print("\nmisjudged:\n" + "\n".join(result["errors"]))  # type: ignore[arg-type]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--corpus", choices=("heldout", "train"), default="heldout")
+    parser.add_argument("--errors", action="store_true", help="list every misjudged text")
+    args = parser.parse_args(argv)
+    rows = load_corpus(args.corpus)
+    report(evaluate(build_moderator(), rows), len(rows), args.errors)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

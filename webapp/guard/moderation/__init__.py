@@ -1,0 +1,180 @@
+"""Content moderation that needs no model hub, in tiers from cheap to costly.
+
+1. Category rules (``rails/config.yml``): readable regular expressions over shared word lists, run on
+   normalised text unit by unit, aware of negation and counter-speech (``patterns.py``, ``text.py``).
+2. Profanity: alt-profanity-check, a linear model shipped in its wheel (``profanity.py``).
+3. Semantic: a small classifier over all-MiniLM-L6-v2 sentence embeddings, the model taken from PyPI
+   wheels, fitted at start from labelled examples; gated and cached so a streamed answer stays cheap
+   (``semantic.py``, ``embedder.py``).
+An optional guard model served by vLLM (Llama Guard 3, Qwen3Guard) is a separate rail (``guardmodel.py``).
+
+A tier that cannot run (the embedding model failed to load, say) logs a line and blocks: moderation fails
+closed, it never passes text it could not judge.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webapp.guard.moderation.embedder import Encoder, shared_encoder
+from webapp.guard.moderation.findings import ModerationFinding
+from webapp.guard.moderation.guardmodel import (
+    LLAMA_GUARD_CATEGORIES,
+    ModelModerationConfig,
+    ModelModerator,
+    parse_guard_verdict,
+)
+from webapp.guard.moderation.patterns import CategoryRule, ContextRules, compile_lexicon, expand, first_match
+from webapp.guard.moderation.profanity import ProfanityScorer, load_profanity_scorer
+from webapp.guard.moderation.semantic import SemanticConfig, SemanticTier
+from webapp.guard.moderation.text import Unit, normalise, split_units
+from webapp.guard.verdicts import Stage
+
+__all__ = [
+    "LLAMA_GUARD_CATEGORIES",
+    "CategoryRule",
+    "ModelModerationConfig",
+    "ModelModerator",
+    "ModerationConfig",
+    "ModerationFinding",
+    "Moderator",
+    "parse_guard_verdict",
+]
+
+log = logging.getLogger(__name__)
+
+_COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
+UNAVAILABLE_REASON = "the safety check is unavailable right now"
+
+
+@dataclass(frozen=True)
+class ModerationConfig:
+    profanity_enabled: bool = True
+    # alt-profanity-check scores mild words high ("what the hell" 0.97), so only near-certain abuse blocks.
+    thresholds: Mapping[str, float] = field(default_factory=lambda: {"input": 0.99, "output": 0.99})
+    profanity_reason: str = "abusive or profane language is not allowed here"
+    categories: tuple[CategoryRule, ...] = ()
+    lexicon: Mapping[str, str] = field(default_factory=dict)
+    substitutions: Mapping[str, str] = field(default_factory=dict)
+    context: Mapping[str, Any] = field(default_factory=dict)
+    semantic: SemanticConfig = field(default_factory=lambda: SemanticConfig(enabled=False))
+    load_timeout_s: float = 60.0  # a check waits this long for the embedding model at start, then refuses
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> ModerationConfig:
+        data = data or {}
+        profanity = data.get("profanity", {}) or {}
+        lexicon = compile_lexicon(data.get("lexicon", {}) or {})
+        return cls(
+            profanity_enabled=bool(profanity.get("enabled", True)),
+            thresholds={
+                "input": float(profanity.get("input_threshold", 0.99)),
+                "output": float(profanity.get("output_threshold", 0.99)),
+            },
+            profanity_reason=str(profanity.get("reason", cls.profanity_reason)),
+            categories=tuple(CategoryRule.from_mapping(c, lexicon) for c in data.get("categories", ()) or ()),
+            lexicon=lexicon,
+            substitutions={str(k): str(v) for k, v in (data.get("substitutions", {}) or {}).items()},
+            context=data.get("context", {}) or {},
+            semantic=SemanticConfig.from_mapping(data.get("semantic") or {"enabled": False}),
+            load_timeout_s=float(data.get("load_timeout_s", 60.0)),
+        )
+
+    @property
+    def group(self) -> re.Pattern[str]:
+        return re.compile(r"\b(?:" + self.lexicon["group"] + r")\b" if "group" in self.lexicon else "(?!)")
+
+
+class Moderator:
+    """Runs the tiers over a text. ``check`` is synchronous and cheap enough to call per streamed chunk."""
+
+    def __init__(
+        self,
+        config: ModerationConfig,
+        scorer: ProfanityScorer | None = None,
+        *,
+        rails_dir: Path | None = None,
+        encoder: Encoder | None = None,
+    ) -> None:
+        self.config = config
+        self._scorer = (
+            scorer if scorer is not None or not config.profanity_enabled else load_profanity_scorer()
+        )
+        self._group = config.group
+        self._context = ContextRules.from_mapping(config.context, config.lexicon)
+        self._semantic: SemanticTier | None = None
+        if config.semantic.enabled:
+            gate = re.compile(expand(config.semantic.gate, config.lexicon)) if config.semantic.gate else None
+            self._semantic = SemanticTier(config.semantic, self._context, gate)
+            examples = (rails_dir or Path(".")) / config.semantic.examples
+            # Lazy but warmed: the model loads in the background from now on, not on the first chat.
+            threading.Thread(
+                target=_build_semantic, args=(self._semantic, encoder, examples), daemon=True
+            ).start()
+
+    def wait_ready(self, timeout_s: float | None = None) -> None:
+        """Block until the semantic tier is loaded (raises if it failed); for start-up and tests."""
+        if self._semantic is not None:
+            self._semantic.wait_ready(timeout_s)
+
+    def check(self, text: str, stage: Stage, *, partial: bool = False) -> ModerationFinding | None:
+        """The first rule the text breaks, or None.
+
+        ``partial``: the text is a streamed answer still growing, so its last sentence may be unfinished;
+        the semantic tier then embeds that sentence only every ``stride_words`` words (the rules still see
+        every word). Category rules come first: their reasons are specific.
+        """
+        if not text.strip():
+            return None
+        normal = normalise(text, self.config.substitutions)
+        rules = [r for r in self.config.categories if r.applies_to(stage)]
+        for rule in rules:
+            if rule.raw_text and rule.matches(normal):
+                return ModerationFinding(rule.name, rule.reason)
+        units = split_units(normal, self._group)
+        for unit in units:
+            hit = first_match(rules, unit, self._context)
+            if hit is not None:
+                return ModerationFinding(hit.name, hit.reason)
+        if self._scorer is not None and self._scorer([text])[0] >= self.config.thresholds[stage]:
+            return ModerationFinding("profanity", self.config.profanity_reason)
+        return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _semantic_check(self, units: list[Unit], rules: list[CategoryRule]) -> ModerationFinding | None:
+        if self._semantic is None or not units:
+            return None
+        try:
+            category = self._semantic.judge(units, timeout_s=self.config.load_timeout_s)
+        except Exception as exc:  # any failure of this tier must block, not pass
+            log.error("semantic moderation failed, refusing the text: %s: %s", type(exc).__name__, exc)
+            return ModerationFinding("moderation_error", UNAVAILABLE_REASON)
+        if category is None:
+            return None
+        reasons = {r.name: r.reason for r in self.config.categories}
+        return ModerationFinding(category, reasons.get(category, "harmful content is not allowed here"))
+
+    def _settled(self, units: list[Unit], normal: str) -> list[Unit]:
+        """Units without the unfinished last sentence, which is cut back to whole strides of words."""
+        if not units or _COMPLETE.search(normal):
+            return units
+        *done, last = units
+        words = last.text.split()
+        keep = len(words) - len(words) % self.config.semantic.stride_words
+        if keep == 0:
+            return done
+        prefix = " ".join(words[:keep])
+        return [*done, Unit(prefix, prefix if not last.quotes else last.outside_quotes, last.quotes)]
+
+
+def _build_semantic(tier: SemanticTier, encoder: Encoder | None, examples: Path) -> None:
+    try:
+        tier.build(encoder if encoder is not None else shared_encoder(), examples)
+    except Exception as exc:  # kept by the tier: every check logs it and refuses
+        log.error("the moderation embedding model could not be loaded: %s: %s", type(exc).__name__, exc)
+        tier.fail(exc)

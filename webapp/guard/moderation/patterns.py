@@ -1,0 +1,119 @@
+"""Category rules as data: readable regular expressions from ``rails/config.yml``, with shared word lists.
+
+A rule's pattern may name a word list as ``{group}``, ``{dehumanising}``...: the lists live once in the
+config (``lexicon``) and every rule that needs "any protected group" says so by name. Rules run on
+normalised units (see ``text.py``), so one spelling covers the obfuscated ones.
+
+Two kinds of context stop a rule from firing, because they turn the same words into their opposite:
+- negation right before or inside the match ("Immigrants are not vermin", "I would never hurt you");
+  rules written for negated statements ("No Jew can ever be trusted") say ``negation: allowed``;
+- counter-speech: the unit reports or condemns what it quotes ("Saying 'X' is racist", "Calling women
+  objects is degrading"). Quoted text is only excused when the words around it condemn or report it: a
+  threat in quotes with nothing around it (or only "he said") is judged like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webapp.guard.moderation.text import Unit
+from webapp.guard.verdicts import Stage
+
+NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
+
+
+def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
+    """``{name}`` -> ``(?:the lexicon's alternatives)``; unknown names are a config error, not a literal."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in lexicon:
+            raise ValueError(f"moderation pattern names an unknown word list {{{name}}}")
+        return f"(?:{lexicon[name]})"
+
+    return re.sub(r"\{([a-z_]+)\}", replace, pattern)
+
+
+def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
+    """Word lists are YAML lists of regex alternatives (or one string); later lists may use earlier ones."""
+    lexicon: dict[str, str] = {}
+    for name, words in data.items():
+        alternatives = [words] if isinstance(words, str) else [str(w) for w in words]
+        lexicon[str(name)] = expand("|".join(alternatives), lexicon)
+    return lexicon
+
+
+def _compile(pattern: str, lexicon: Mapping[str, str]) -> re.Pattern[str]:
+    return re.compile(expand(pattern, lexicon), re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CategoryRule:
+    name: str
+    reason: str
+    patterns: tuple[re.Pattern[str], ...]
+    stages: frozenset[str] = frozenset({"input", "output"})
+    negation_allowed: bool = False  # True: the pattern itself is about a negated statement
+    raw_text: bool = False  # True: run on the original text (instructions, not hate: no unit context)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str] | None = None) -> CategoryRule:
+        lexicon = lexicon or {}
+        return cls(
+            name=str(data["name"]),
+            reason=str(data["reason"]),
+            patterns=tuple(_compile(p, lexicon) for p in data["patterns"]),
+            stages=frozenset(data.get("stages", ("input", "output"))),
+            negation_allowed=data.get("negation") == "allowed",
+            raw_text=bool(data.get("whole_text", False)),
+        )
+
+    def applies_to(self, stage: Stage) -> bool:
+        return stage in self.stages
+
+    def matches(self, text: str, negation: re.Pattern[str] | None = None) -> bool:
+        for pattern in self.patterns:
+            for match in pattern.finditer(text):
+                if self.negation_allowed or negation is None:
+                    return True
+                context = text[max(0, match.start() - NEGATION_LOOKBACK) : match.end()]
+                if not negation.search(context):
+                    return True
+        return False
+
+
+@dataclass(frozen=True)
+class ContextRules:
+    """What makes a unit counter-speech or negated; compiled once from ``moderation.context``."""
+
+    negation: re.Pattern[str]
+    frames: re.Pattern[str]  # the unit talks about saying/doing something ("Calling X ...", "Anyone who")
+    condemnation: re.Pattern[str]  # ...and condemns or reports it ("is racist", "was banned", "myth")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
+        def alternatives(key: str) -> re.Pattern[str]:
+            return _compile("|".join(f"(?:{p})" for p in data.get(key, ()) or ("(?!)",)), lexicon)
+
+        return cls(alternatives("negation"), alternatives("frames"), alternatives("condemnation"))
+
+    def is_counter_speech(self, unit: Unit) -> bool:
+        """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote."""
+        framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
+        return framed and bool(self.condemnation.search(unit.outside_quotes))
+
+    def is_negated(self, text: str) -> bool:
+        return bool(self.negation.search(text))
+
+
+def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules) -> CategoryRule | None:
+    """The first rule a unit breaks. Counter-speech is judged on its own words, not on what it quotes."""
+    if context.is_counter_speech(unit):
+        return None
+    for rule in rules:
+        if not rule.raw_text and rule.matches(unit.text, context.negation):
+            return rule
+    return None

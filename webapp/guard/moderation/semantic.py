@@ -1,0 +1,154 @@
+"""The semantic tier: harm said in words no pattern lists, judged from sentence embeddings.
+
+A logistic regression over all-MiniLM-L6-v2 vectors, fitted at start from the labelled examples in
+``rails/moderation_examples.yml`` (harmful categories against contrasts that share their words: counter-
+speech, negation, neutral mentions of groups, "kill the process", crime fiction, medicine). It is the
+second opinion behind the patterns, so it is tuned to rarely block on its own.
+
+Embeddings are costly (~4-9 ms of CPU per sentence here), so two things keep a streamed answer cheap:
+- a gate: only units holding a word from the harm vocabulary (groups, violence, death, insults...) are
+  embedded; "The capital of France is Paris." never is;
+- a cache: each unit is embedded once, however often the growing answer is checked again.
+
+Embeddings barely see negation ("X are not vermin" sits next to "X are vermin"), so a negated unit is
+also embedded without its negation, and this tier blocks it only when the negation clearly made it worse
+(by ``denial_margin``): "No Jew can be trusted" against "Jew can be trusted". A negated unit whose plain
+form is as harmful ("I would never hurt you") may be denying harm: the category rules judge it, and
+they carry explicit patterns for negated harm ("you don't deserve to live").
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from webapp.guard.moderation.embedder import Encoder
+from webapp.guard.moderation.patterns import ContextRules
+from webapp.guard.moderation.text import Unit
+
+ALLOWED = "allowed"
+_UNNEGATE = (
+    (re.compile(r"\b(no one|nobody)\b"), "everyone"),
+    (re.compile(r"\bnothing\b"), "everything"),
+    (re.compile(r"\b(can't|cannot)\b"), "can"),
+    (re.compile(r"\bwon't\b"), "will"),
+    (re.compile(r"\b(\w+)n't\b"), r"\1"),
+    (re.compile(r"\b(not|never|no)\s+"), ""),
+)
+
+
+def unnegate(text: str) -> str:
+    for pattern, replacement in _UNNEGATE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+@dataclass(frozen=True)
+class SemanticConfig:
+    enabled: bool = True
+    examples: str = "moderation_examples.yml"  # relative to the rails directory
+    threshold: float = 0.8  # probability of "harmful" at which this tier blocks on its own
+    gate: str = ""  # regex (lexicon names allowed); empty: every unit is embedded
+    denial_margin: float = 0.1  # a negated unit blocks only if it scores this much above its plain form
+    stride_words: int = 5  # an unfinished sentence is embedded every this many words while it streams
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
+        data = dict(data or {})
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+def load_examples(path: Path) -> tuple[list[str], list[str]]:
+    """(sentences, labels): a harmful category name, or "allowed" for every contrast."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    sentences: list[str] = []
+    labels: list[str] = []
+    for category, items in (data.get("harmful") or {}).items():
+        sentences += [str(s) for s in items]
+        labels += [str(category)] * len(items)
+    for items in (data.get("allowed") or {}).values():
+        sentences += [str(s) for s in items]
+        labels += [ALLOWED] * len(items)
+    return sentences, labels
+
+
+class SemanticClassifier:
+    """Harmful-or-not plus the nearest harmful category, for one unit at a time (batched)."""
+
+    def __init__(self, encoder: Encoder, sentences: Sequence[str], labels: Sequence[str]) -> None:
+        from sklearn.linear_model import LogisticRegression
+
+        vectors = encoder.encode([s.lower() for s in sentences])
+        harmful = np.array([label != ALLOWED for label in labels])
+        self._encoder = encoder
+        self._model = LogisticRegression(C=10.0, max_iter=5000).fit(vectors, harmful)
+        categories = sorted({label for label in labels if label != ALLOWED})
+        self._categories = categories
+        centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
+        self._centroids = centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
+
+    def scores(self, texts: Sequence[str]) -> list[tuple[float, str]]:
+        """Probability that each text is harmful, and the harmful category it is closest to."""
+        if not texts:
+            return []
+        vectors = self._encoder.encode(texts)
+        probabilities = self._model.predict_proba(vectors)[:, 1]
+        nearest = (vectors @ self._centroids.T).argmax(axis=1)
+        return [(float(p), self._categories[i]) for p, i in zip(probabilities, nearest, strict=True)]
+
+
+class SemanticTier:
+    """The gate, negation handling and threshold around a classifier that is built in the background."""
+
+    def __init__(self, config: SemanticConfig, context: ContextRules, gate: re.Pattern[str] | None) -> None:
+        self.config = config
+        self._context = context
+        self._gate = gate
+        self._classifier: SemanticClassifier | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+
+    def build(self, encoder: Encoder, examples: Path) -> None:
+        """Embed the examples and fit (seconds of CPU the first time); run in a thread at start."""
+        self._classifier = SemanticClassifier(encoder, *load_examples(examples))
+        self._ready.set()
+
+    def fail(self, error: BaseException) -> None:
+        """The tier cannot run: every check from now on raises (and the Moderator refuses the text)."""
+        self._error = error
+        self._ready.set()
+
+    def wait_ready(self, timeout_s: float | None = None) -> SemanticClassifier:
+        if not self._ready.wait(timeout_s):
+            raise TimeoutError("the semantic moderation model is still loading")
+        if self._classifier is None:
+            raise RuntimeError("the semantic moderation model could not be loaded") from self._error
+        return self._classifier
+
+    def wants(self, unit: Unit) -> bool:
+        return self._gate is None or bool(self._gate.search(unit.text))
+
+    def judge(self, units: Sequence[Unit], timeout_s: float | None = None) -> str | None:
+        """The harmful category of the first unit this tier blocks, or None."""
+        candidates = [u for u in units if self.wants(u) and not self._context.is_counter_speech(u)]
+        if not candidates:
+            return None
+        classifier = self.wait_ready(timeout_s)
+        texts = [u.text for u in candidates]
+        denials = [unnegate(u.text) if self._context.is_negated(u.text) else "" for u in candidates]
+        scored = classifier.scores(texts + [d for d in denials if d])
+        own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
+        for (probability, category), denial in zip(own, denials, strict=True):
+            if denial and next(flipped)[0] > probability - self.config.denial_margin:
+                continue  # negation did not make it clearly worse: it may deny harm, leave it to the rules
+            if probability >= self.config.threshold:
+                return category
+        return None

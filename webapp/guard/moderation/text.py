@@ -1,0 +1,59 @@
+"""How the moderation rail reads text: normalised spelling, then units (sentences and clauses) with the
+context a judge needs - is this unit quoting or condemning something, is it negated, who is "they".
+
+Evasions people use on filters are undone first (leetspeak, spaced-out letters, stretched letters, chat
+shorthand), so one pattern covers "kill", "k1ll", "k i l l" and "kiiill". Then each unit is judged on
+its own: a hateful clause hidden after "It is wrong to say that, but ..." is judged without the frame.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]+\b")
+_SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
+_STRETCHED = re.compile(r"([a-z])\1{2,}")  # "diiie" -> "die"
+_QUOTE = re.compile(r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'([^']{3,}?)'(?![a-z])")
+_UNIT_END = re.compile(r"(?<=[.!?;])\s+|\n+|,?\s+\bbut\b\s+|,?\s+\byet\b\s+")
+_PRONOUN = re.compile(r"\b(they|them|people like (?:that|them|this)|those people|every single one of them)\b")
+
+
+def normalise(text: str, substitutions: Mapping[str, str]) -> str:
+    """Lower case with common obfuscations undone; keeps punctuation so units can still be found."""
+    text = text.lower().replace("’", "'")
+    text = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
+    text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
+    text = _STRETCHED.sub(r"\1", text)
+    if substitutions:
+        words = re.compile(r"\b(" + "|".join(map(re.escape, substitutions)) + r")\b")
+        text = words.sub(lambda m: substitutions[m.group(1)], text)
+    return text
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sentence or clause, normalised, with the context rules need."""
+
+    text: str  # pronouns resolved to the group named just before, when there was one
+    outside_quotes: str  # the unit with quoted passages taken out
+    quotes: tuple[str, ...]  # the quoted passages
+
+
+def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
+    units: list[Unit] = []
+    last_group: str | None = None
+    for raw in _UNIT_END.split(text):
+        raw = raw.strip()
+        if not raw:
+            continue
+        resolved = _PRONOUN.sub(last_group, raw) if last_group and not group.search(raw) else raw
+        named = [m.group(0) for m in group.finditer(raw)]
+        if named:
+            last_group = named[-1]
+        quotes = tuple(a or b for a, b in _QUOTE.findall(resolved))
+        outside = _QUOTE.sub(" ", resolved) if quotes else resolved
+        units.append(Unit(resolved, " ".join(outside.split()), quotes))
+    return units
