@@ -47,7 +47,7 @@ async def test_image_urls_are_checked_beside_the_text(guard):
 
 
 async def test_abusive_input_gets_a_readable_refusal(guard):
-    outcomes = await guard.check_input("you are a worthless piece of shit")
+    outcomes = await guard.check_input("fuck off")
     block = outcomes[-1]
     assert block.blocked and block.rail == "moderation"
     assert (

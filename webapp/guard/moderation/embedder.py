@@ -114,9 +114,17 @@ class CachedEncoder:
         return np.vstack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 
 
-@functools.lru_cache(maxsize=1)
+_shared_lock = threading.Lock()
+
+
 def shared_encoder() -> CachedEncoder:
-    """The process's MiniLM encoder, loaded on first use (~1 s) and kept."""
+    """The process's MiniLM encoder, loaded on first use (~1 s) and kept; concurrent first calls load once."""
+    with _shared_lock:
+        return _load_shared()
+
+
+@functools.cache
+def _load_shared() -> CachedEncoder:
     return CachedEncoder(MiniLMEncoder.from_packages())
 
 

@@ -19,6 +19,7 @@ they carry explicit patterns for negated harm ("you don't deserve to live").
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -105,6 +106,21 @@ class SemanticClassifier:
         return [(float(p), self._categories[i]) for p, i in zip(probabilities, nearest, strict=True)]
 
 
+_fitted: dict[tuple[int, str], SemanticClassifier] = {}
+_fitted_lock = threading.Lock()
+
+
+def fitted_classifier(encoder: Encoder, examples: Path) -> SemanticClassifier:
+    """One fit per encoder and examples file in a process: every Guard built from the same rails shares it
+    (and concurrent builds wait for the first instead of embedding the examples again)."""
+    content = examples.read_bytes()
+    key = (id(encoder), hashlib.sha256(content).hexdigest())
+    with _fitted_lock:
+        if key not in _fitted:
+            _fitted[key] = SemanticClassifier(encoder, *load_examples(examples))
+        return _fitted[key]
+
+
 class SemanticTier:
     """The gate, negation handling and threshold around a classifier that is built in the background."""
 
@@ -118,7 +134,7 @@ class SemanticTier:
 
     def build(self, encoder: Encoder, examples: Path) -> None:
         """Embed the examples and fit (seconds of CPU the first time); run in a thread at start."""
-        self._classifier = SemanticClassifier(encoder, *load_examples(examples))
+        self._classifier = fitted_classifier(encoder, examples)
         self._ready.set()
 
     def fail(self, error: BaseException) -> None:
