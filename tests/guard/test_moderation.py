@@ -200,3 +200,53 @@ def test_fast_profanity_scorer_matches_the_library():
     texts = ["go die you moron", "a perfectly polite sentence", "what a crap answer", "shoot a photo", ""]
     fast = _fast_profanity_scorer()(texts)
     assert fast == pytest.approx([float(p) for p in predict_prob(texts)], abs=1e-9)
+
+
+@pytest.fixture
+def guard_upstream():
+    from tests.support.scripted_upstream import ScriptedUpstream
+
+    upstream = ScriptedUpstream(model="qwen3guard").start()
+    yield upstream
+    upstream.stop()
+
+
+@pytest.fixture
+def rails_with_qwen3guard(tmp_path: Path, guard_upstream) -> Path:
+    target = tmp_path / "rails"
+    shutil.copytree(RAILS_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    config = yaml.safe_load((target / "config.yml").read_text())
+    config["custom_data"]["model_moderation"].update(
+        enabled=True, base_url=guard_upstream.base_url, model="qwen3guard"
+    )
+    (target / "config.yml").write_text(yaml.safe_dump(config))
+    return target
+
+
+async def test_qwen3guard_served_like_vllm_blocks_through_the_rails(rails_with_qwen3guard, guard_upstream):
+    """The guard-model option end to end over HTTP: a vLLM-shaped server answering in Qwen3Guard's format."""
+    from tests.support.scripted_upstream import Script
+
+    guard_upstream.push(
+        Script(answer=["Safety: Safe\nCategories: None"]),
+        Script(answer=["Safety: Unsafe\nCategories: Violent\nRefusal: No"]),
+    )
+    guard = Guard.from_dir(rails_with_qwen3guard)
+    assert not any(o.blocked for o in await guard.check_input("hello"))
+    flt = guard.output_filter(user_text="hello")
+    await flt.feed("answer", "Here is a calm looking answer. ")
+    final = await flt.flush()
+    assert final.block is not None and final.block.rail == "model_moderation"
+    assert "violent" in final.block.reason
+    sent = guard_upstream.chat_bodies[-1]
+    assert sent["model"] == "qwen3guard" and [m["role"] for m in sent["messages"]] == ["user", "assistant"]
+    await guard.aclose()
+
+
+async def test_model_moderator_failure_is_logged(caplog):
+    closed = ModelModerator(
+        ModelModerationConfig(enabled=True, base_url="http://guard.test/v1"), scripted_upstream(["500"], [])
+    )
+    with caplog.at_level("WARNING", logger="webapp.guard.moderation.guardmodel"):
+        assert await closed.check("hi", "input") is not None
+    assert any("model moderation failed" in r.getMessage() for r in caplog.records)

@@ -143,9 +143,7 @@ class ScriptedUpstream:
                     },
                     status_code=script.status,
                 )
-            if (
-                body.get("stream") is not True
-            ):  # e.g. a guard model (Llama Guard, Qwen3Guard) asked for a verdict
+            if body.get("stream") is not True:  # a guard model (Llama Guard, Qwen3Guard) asked for a verdict
                 return JSONResponse(_completion(self.model, "".join(script.answer), script.finish_reason))
             return StreamingResponse(self._stream(script, record, request), media_type="text/event-stream")
 
