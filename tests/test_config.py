@@ -40,7 +40,7 @@ def test_retention_deletes_idle_sessions_at_start(tmp_path: Path) -> None:
     from sqlalchemy import update
 
     from webapp.store import Store
-    from webapp.store.store import SESSIONS
+    from webapp.store.models import SESSIONS
     from webapp.web.app import Upstream, build_service
 
     settings = load_settings(data_dir=tmp_path, retention_days=30, rails=RAILS_DIR)

@@ -17,7 +17,7 @@ from tests.support.paths import ROOT
 from webapp.audit import main
 from webapp.store import AttachmentIn, Store
 from webapp.store.audit import verify_session
-from webapp.store.store import BLOBS, MESSAGES, SESSIONS
+from webapp.store.models import BLOBS, MESSAGES, SESSIONS
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from sqlalchemy import func, select, text, update
 
 from webapp.store import AttachmentIn, MessageInfo, Store, StoreError
 from webapp.store.audit import verify_session
-from webapp.store.models import Base
-from webapp.store.store import BLOBS, MESSAGES, SESSIONS, normalize_url
+from webapp.store.engine import normalize_url
+from webapp.store.models import BLOBS, MESSAGES, SESSIONS, Base
 
 
 @pytest.fixture
@@ -331,7 +331,7 @@ def test_import_refuses_a_tampered_export(db: Store) -> None:
 
 
 def test_session_ids_never_look_like_command_line_options() -> None:
-    from webapp.store.store import new_session_id
+    from webapp.store.sessions import new_session_id
 
     ids = [new_session_id() for _ in range(5000)]
     assert not any(i.startswith("-") for i in ids)

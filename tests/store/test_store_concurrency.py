@@ -18,7 +18,8 @@ from sqlalchemy import func, select
 from tests.support.paths import ROOT
 from webapp.store import Store
 from webapp.store.audit import verify_session
-from webapp.store.store import MESSAGES, FairLock
+from webapp.store.engine import FairLock
+from webapp.store.models import MESSAGES
 
 SOAK_SECONDS = float(os.environ.get("RAILCHAT_SOAK_SECONDS", "5"))
 WRITERS = 64

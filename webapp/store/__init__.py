@@ -7,8 +7,9 @@ from webapp.store.records import (
     MessageInfo,
     RailEventInfo,
     SessionInfo,
+    StoreError,
 )
-from webapp.store.store import Store, StoreError
+from webapp.store.store import Store
 
 __all__ = [
     "AnnotationInfo",

@@ -7,7 +7,7 @@ apart. Timestamps are stored as naive UTC (SQLite has no time zones) and come ba
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -18,6 +18,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -172,3 +173,13 @@ class Annotation(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
     __table_args__ = (Index("ix_annotations_message", "message_id"),)
+
+
+# Core handles on the tables: the store writes with SQLAlchemy Core, not through ORM objects.
+SESSIONS = cast(Table, Session.__table__)
+MESSAGES = cast(Table, Message.__table__)
+BLOBS = cast(Table, Blob.__table__)
+ATTACHMENTS = cast(Table, Attachment.__table__)
+RAIL_EVENTS = cast(Table, RailEvent.__table__)
+CONTEXT = cast(Table, ContextRecord.__table__)
+ANNOTATIONS = cast(Table, Annotation.__table__)

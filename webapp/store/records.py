@@ -1,4 +1,4 @@
-"""Plain values going in and out of the store (no SQLAlchemy objects leak to callers)."""
+"""Plain values going in and out of the store (no SQLAlchemy objects leak to callers), and its error."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ from typing import Any, Literal
 Client = Literal["ui", "api", "demo"]
 Role = Literal["system", "user", "assistant"]
 FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
+
+
+class StoreError(ValueError):
+    """A call that breaks the store's rules (unknown id, final message changed, bad value)."""
 
 
 @dataclass(frozen=True)

@@ -14,52 +14,32 @@ The UI and the API are thin adapters that turn `TurnEvent`s into pixels or OpenA
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import logging
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webapp.guard.interface import Rails
-from webapp.guard.verdicts import RailOutcome, Stage, refusal_message
+from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
 from webapp.media.describe import describe_image
-from webapp.media.fetch import decode_data_url, fetch_image
-from webapp.media.images import ImageError, PreparedImage, prepare_image
-from webapp.store import AttachmentIn, Store
+from webapp.store import Store
+from webapp.turn.answer import AnswerStep
 from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.turn.events import (
-    AnswerDelta,
     ContextInfo,
-    FinalStatus,
-    ImageInput,
     InputError,
     Notice,
-    ReasoningDelta,
-    Retract,
     SessionReady,
     TurnDone,
     TurnEvent,
     TurnObserver,
     TurnRequest,
 )
+from webapp.turn.intake import fetch_image_urls, prepare_images
 from webapp.turn.prompt import to_context_messages
 from webapp.turn.sessions import ChatSessions
-from webapp.upstream.client import (
-    Delta,
-    ImagesNotSupported,
-    LLMClient,
-    StreamResult,
-    UpstreamError,
-    UpstreamUnavailable,
-)
+from webapp.upstream.client import LLMClient, UpstreamError
 from webapp.upstream.profiles import Profile
-
-if TYPE_CHECKING:
-    from webapp.guard.outputfilter import Channel, FilterStep, OutputFilter
-
-log = logging.getLogger(__name__)
 
 # ---- the pipeline --------------------------------------------------------------------------------------
 
@@ -101,8 +81,17 @@ class ChatService:
         session_id = await self._session_for(request)
         # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
         # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
-        images = [*request.images, *await self._fetch_image_urls(request.image_urls)]
-        prepared = await asyncio.to_thread(self._prepare_images, images)  # off the event loop
+        fetched = await fetch_image_urls(
+            request.image_urls, allows=self.guard.allows_url, max_bytes=self.max_image_bytes
+        )
+        images = [*request.images, *fetched]
+        prepared = await asyncio.to_thread(  # CPU-bound: off the event loop
+            prepare_images,
+            images,
+            max_pixels=self.profile.max_image_pixels,
+            max_bytes=self.max_image_bytes,
+            clahe=self.image_clahe,
+        )
         image_error = next((p.error for p in prepared if p.error), None)
         problem = self._validate(request) or image_error
 
@@ -178,7 +167,16 @@ class ChatService:
         # 5-7. Stream, filter, persist.
         # aclosing: when the caller stops (UI stop button, API client gone) the inner stream is closed at
         # once, so the upstream request is cancelled and the answer stored as interrupted.
-        async with aclosing(self._stream_answer(session_id, request, context, max_tokens)) as events:
+        answer = AnswerStep(
+            store=self.store,
+            llm=self.llm,
+            guard=self.guard,
+            profile=self.profile,
+            served_model=self.served_model,
+            checkpoint_interval_s=self.checkpoint_interval_s,
+            record_verdicts=self._store_rail_events,
+        )
+        async with aclosing(answer.stream(session_id, request, context, max_tokens)) as events:
             async for event in events:
                 yield event
 
@@ -217,25 +215,6 @@ class ChatService:
             return f"Too many images ({count}); at most {self.max_images} per message."
         return None
 
-    def _prepare_images(self, images: Sequence[ImageInput]) -> list[_PreparedInput]:
-        results = []
-        for image in images:
-            if image.error:
-                results.append(_PreparedInput(image, None, f"{image.name}: {image.error}"))
-                continue
-            try:
-                prepared = prepare_image(
-                    image.data,
-                    max_pixels=self.profile.max_image_pixels,
-                    max_bytes=self.max_image_bytes,
-                    clahe=self.image_clahe,
-                )
-            except ImageError as exc:
-                results.append(_PreparedInput(image, None, f"{image.name}: {exc}"))
-                continue
-            results.append(_PreparedInput(image, prepared, None))
-        return results
-
     async def _build_context(self, session_id: str, max_model_len: int, max_tokens: int) -> ContextResult:
         builder = ContextBuilder(
             self._count_tokens,
@@ -259,187 +238,6 @@ class ChatService:
     async def _count_tokens(self, messages: list[dict[str, Any]]) -> int:
         return await self.llm.count_tokens(self.served_model, messages)
 
-    async def _stream_answer(
-        self, session_id: str, request: TurnRequest, context: ContextResult, max_tokens: int
-    ) -> AsyncGenerator[TurnEvent, None]:
-        sampling = self.profile.sampling_for(request.mode, request.sampling)
-        answer_id = await asyncio.to_thread(
-            self.store.add_message,
-            session_id,
-            role="assistant",
-            content="",
-            status="streaming",
-            mode=request.mode,
-            params={**sampling, "max_tokens": max_tokens},
-            model=self.served_model,
-        )
-        await asyncio.to_thread(
-            self.store.record_context,
-            answer_id,
-            context.message_ids,
-            tokens=context.tokens,
-            dropped=context.dropped,
-        )
-        answer = _Transcript()
-        result = StreamResult()
-        filt = self.guard.output_filter(user_text=request.text)
-        verdicts: list[RailOutcome] = []  # stored together at the end: no extra writes on the streaming path
-        started = time.monotonic()
-        status: FinalStatus = "interrupted"  # what a cancelled or crashed stream is left as
-        done: TurnDone | None = None
-        stream = self.llm.stream_chat(
-            self.served_model,
-            context.messages,
-            sampling=sampling,
-            extra_body=self.profile.request_extras(request.mode),
-            max_tokens=max_tokens,
-            result=result,
-        )
-        try:
-            async with aclosing(_filtered(stream, filt, answer, started)) as steps:
-                async for step in steps:
-                    for event in answer.release(step.released):
-                        yield event
-                    verdicts += step.events
-                    if step.block is not None:
-                        await stream.aclose()  # closes the HTTP stream: vLLM aborts the request at once
-                        done = await self._blocked(answer_id, answer, step.block, started, verdicts)
-                        yield Retract()
-                        yield done
-                        return
-                    await self._maybe_checkpoint(answer_id, answer)
-            status = "complete"
-            done = self._done("complete", answer_id, answer, result, started)
-        except UpstreamError as exc:
-            status = "error"
-            done = self._done(
-                "error",
-                answer_id,
-                answer,
-                result,
-                started,
-                message=exc.user_message,
-                code=upstream_error_code(exc),
-            )
-        except Exception:  # never a 500 or a hang: the answer is stored as an error and the user told
-            log.exception("turn failed", extra={"session_id": session_id, "answer_id": answer_id})
-            status = "error"
-            done = self._done(
-                "error",
-                answer_id,
-                answer,
-                result,
-                started,
-                message="Something went wrong while answering. The message is saved; try again.",
-                code="internal_error",
-            )
-        finally:
-            await stream.aclose()
-            if done is None or done.status != "blocked":
-                await asyncio.shield(self._store_rail_events(answer_id, verdicts))
-                await asyncio.shield(
-                    self._finish(
-                        answer_id,
-                        status,
-                        answer,
-                        result,
-                        started,
-                        error=done.message if done and status == "error" else None,
-                    )
-                )
-        yield done
-
-    # -- helpers ------------------------------------------------------------------------------------------
-
-    async def _blocked(
-        self,
-        answer_id: int,
-        answer: _Transcript,
-        rail: RailOutcome,
-        started: float,
-        verdicts: list[RailOutcome],
-    ) -> TurnDone:
-        await self._store_rail_events(answer_id, verdicts if rail in verdicts else [*verdicts, rail])
-        # The blocked text stays stored for reviewers; the chatter saw only what passed, now retracted.
-        await asyncio.to_thread(
-            self.store.finish_message,
-            answer_id,
-            status="blocked",
-            content=answer.raw_answer,
-            reasoning=answer.raw_reasoning,
-            finish_reason="content_filter",
-            shown_content="",
-            error=rail.reason,
-            ttft_ms=answer.ttft_ms,
-            duration_ms=(time.monotonic() - started) * 1000,
-        )
-        return TurnDone(
-            "blocked",
-            answer_id,
-            refusal_message(rail),
-            kind="rail",
-            rail=rail,
-            finish_reason="content_filter",
-            ttft_ms=answer.ttft_ms,
-            duration_ms=(time.monotonic() - started) * 1000,
-        )
-
-    def _done(
-        self,
-        status: FinalStatus,
-        answer_id: int,
-        answer: _Transcript,
-        result: StreamResult,
-        started: float,
-        message: str = "",
-        code: str | None = None,
-    ) -> TurnDone:
-        return TurnDone(
-            status,
-            answer_id,
-            message,
-            kind="ok" if status == "complete" else "error",
-            finish_reason=result.finish_reason,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            ttft_ms=answer.ttft_ms,
-            duration_ms=(time.monotonic() - started) * 1000,
-            reasoning_s=answer.reasoning_s,
-            code=code,
-        )
-
-    async def _finish(
-        self,
-        answer_id: int,
-        status: FinalStatus,
-        answer: _Transcript,
-        result: StreamResult,
-        started: float,
-        error: str | None,
-    ) -> None:
-        await asyncio.to_thread(
-            self.store.finish_message,
-            answer_id,
-            status=status,
-            content=answer.raw_answer,
-            reasoning=answer.raw_reasoning,
-            finish_reason=result.finish_reason,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            ttft_ms=answer.ttft_ms,
-            duration_ms=(time.monotonic() - started) * 1000,
-            error=error,
-            shown_content=answer.shown_answer,
-        )
-
-    async def _maybe_checkpoint(self, answer_id: int, answer: _Transcript) -> None:
-        now = time.monotonic()
-        if now - answer.last_checkpoint >= self.checkpoint_interval_s:
-            answer.last_checkpoint = now
-            await asyncio.to_thread(
-                self.store.checkpoint, answer_id, content=answer.raw_answer, reasoning=answer.raw_reasoning
-            )
-
     async def _store_rail_events(self, message_id: int, outcomes: Sequence[RailOutcome]) -> None:
         outcomes = summarise_verdicts(outcomes)
 
@@ -459,31 +257,6 @@ class ChatService:
         if outcomes:
             await asyncio.to_thread(write)
 
-    async def _fetch_image_urls(self, urls: Sequence[str]) -> list[ImageInput]:
-        fetched = []
-        for number, url in enumerate(urls, start=1):
-            if not url.startswith("data:") and not self.guard.allows_url(url):
-                continue  # never contacted; the input rail refuses it by name
-            name = (
-                f"image {number}" if url.startswith("data:") else url if len(url) <= 60 else url[:57] + "..."
-            )
-            try:
-                data = (
-                    decode_data_url(url)
-                    if url.startswith("data:")
-                    else await fetch_image(
-                        url,
-                        allows=self.guard.allows_url,
-                        max_bytes=self.max_image_bytes,
-                        timeout_s=10.0,
-                    )
-                )
-            except ImageError as exc:
-                fetched.append(ImageInput(b"", name=name, error=str(exc)))
-                continue
-            fetched.append(ImageInput(data, name=name))
-        return fetched
-
     async def _store_answer_error(
         self, session_id: str, user_id: int, message: str, request: TurnRequest
     ) -> None:
@@ -499,126 +272,10 @@ class ChatService:
         )
 
 
-async def _filtered(
-    stream: AsyncIterator[Delta], filt: OutputFilter, answer: _Transcript, started: float
-) -> AsyncGenerator[FilterStep, None]:
-    """The output rails' verdict on every delta as it arrives, then on what was still held back at the end."""
-    async for delta in stream:
-        answer.add(delta, started)
-        yield await filt.feed(delta.kind, delta.text)
-    yield await filt.flush()
-
-
-@dataclass(frozen=True)
-class _PreparedInput:
-    """One image the user sent, and what the image step made of it (or why it refused it)."""
-
-    source: ImageInput
-    image: PreparedImage | None
-    error: str | None
-
-    def attachment(self) -> AttachmentIn:
-        # Stored either way: a refused image is evidence too (its hash, size and the reason).
-        if self.image is None:
-            data = self.source.data
-            return AttachmentIn(
-                sha256=hashlib.sha256(data).hexdigest(),
-                mime="",
-                size=len(data),
-                width=0,
-                height=0,
-                data=b"",
-                thumbnail=None,
-                error=self.error,
-            )
-        image = self.image
-        return AttachmentIn(
-            sha256=image.original_sha256,
-            mime=image.mime,
-            size=image.original_size,
-            width=image.width,
-            height=image.height,
-            data=image.data,
-            thumbnail=image.thumbnail,
-        )
-
-
-@dataclass
-class _Transcript:
-    """Raw text as generated (for reviewers) and the part that passed the output rails (for chatters)."""
-
-    raw_answer: str = ""
-    raw_reasoning: str = ""
-    shown_answer: str = ""
-    ttft_ms: float | None = None
-    reasoning_started: float | None = None
-    reasoning_ended: float | None = None
-    last_checkpoint: float = 0.0
-
-    def add(self, delta: Delta, started: float) -> None:
-        now = time.monotonic()
-        if self.ttft_ms is None:
-            self.ttft_ms = (now - started) * 1000
-        if delta.kind == "reasoning":
-            self.raw_reasoning += delta.text
-            self.reasoning_started = self.reasoning_started or now
-            self.reasoning_ended = now
-        else:
-            self.raw_answer += delta.text
-
-    @property
-    def reasoning_s(self) -> float | None:
-        if self.reasoning_started is None or self.reasoning_ended is None:
-            return None
-        return self.reasoning_ended - self.reasoning_started
-
-    def release(self, released: Mapping[Channel, str]) -> list[TurnEvent]:
-        events: list[TurnEvent] = []
-        if released.get("reasoning"):
-            events.append(ReasoningDelta(released["reasoning"]))
-        if released.get("answer"):
-            self.shown_answer += released["answer"]
-            events.append(AnswerDelta(released["answer"]))
-        return events
-
-
 def _ignore(event: TurnEvent) -> None:
     pass
-
-
-def upstream_error_code(exc: UpstreamError) -> str:
-    if isinstance(exc, ImagesNotSupported):
-        return "images_not_supported"
-    if isinstance(exc, UpstreamUnavailable):
-        return "upstream_unavailable"
-    if exc.status is not None and 400 <= exc.status < 500:
-        return "upstream_rejected"  # e.g. the conversation is too long for the model
-    return "upstream_error"
 
 
 def _rail_text(request: TurnRequest, descriptions: Sequence[str] = ()) -> str:
     """Everything the model will read: resent history, the new message, and image descriptions (QR text!)."""
     return "\n\n".join([*(content for _, content in request.history), request.text, *descriptions])
-
-
-def summarise_verdicts(outcomes: Sequence[RailOutcome]) -> list[RailOutcome]:
-    """One allow verdict per rail and stage (the chunks of a stream, counted and timed together); every block
-    verdict as it was. Keeps the audit trail readable and the streaming path free of per-chunk writes."""
-    blocks = [o for o in outcomes if o.blocked]
-    allowed: dict[tuple[Stage, str], list[RailOutcome]] = {}
-    for o in outcomes:
-        if not o.blocked:
-            allowed.setdefault((o.stage, o.rail), []).append(o)
-    summaries = [
-        group[0]
-        if len(group) == 1
-        else RailOutcome(
-            stage,
-            rail,
-            "allow",
-            f"{len(group)} chunks passed",
-            sum(o.latency_ms for o in group),
-        )
-        for (stage, rail), group in allowed.items()
-    ]
-    return [*summaries, *blocks]

@@ -1,4 +1,4 @@
-"""Alembic environment. `webapp.store.store.upgrade` passes an open connection in `config.attributes`."""
+"""Alembic environment. `webapp.store.engine.upgrade` passes an open connection in `config.attributes`."""
 
 from __future__ import annotations
 

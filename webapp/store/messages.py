@@ -1,0 +1,304 @@
+"""Message writes: a message with its attachments, streaming checkpoints, the final status and its hash-chain
+link, rail events, context records and reviewer annotations.
+
+Functions take an open write connection, so `Store` decides the transaction and several writes can share one.
+Seq numbers and chain links are allocated by an ``UPDATE ... RETURNING`` on the session row: its row lock
+orders writers of one session on every database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from webapp.store.chain import FINAL_STATUSES, STATUSES, canonical_json, link_hash, sha256_hex
+from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
+from webapp.store.records import AttachmentIn, FinalStatus, Role, StoreError
+from webapp.store.sessions import now
+
+ROLES = frozenset({"system", "user", "assistant"})
+INTERRUPTED_ERROR = "the server stopped while this answer was being generated"
+
+
+def insert_message(
+    conn: Connection,
+    session_id: str,
+    *,
+    role: Role,
+    content: str,
+    status: str,
+    reasoning: str,
+    mode: str | None,
+    params: dict[str, Any] | None,
+    model: str | None,
+    attachments: Sequence[AttachmentIn],
+    error: str | None,
+) -> int:
+    if role not in ROLES:
+        raise StoreError(f"unknown role {role!r}")
+    if status not in STATUSES:
+        raise StoreError(f"unknown status {status!r}")
+    created = now()
+    seq = conn.execute(
+        update(SESSIONS)
+        .where(SESSIONS.c.id == session_id)
+        .values(message_count=SESSIONS.c.message_count + 1, updated_at=created)
+        .returning(SESSIONS.c.message_count)
+    ).scalar_one_or_none()
+    if seq is None:
+        raise StoreError(f"no session {session_id!r}")
+    message_id = conn.execute(
+        insert(MESSAGES)
+        .values(
+            session_id=session_id,
+            seq=seq,
+            role=role,
+            content=content,
+            reasoning=reasoning,
+            status=status,
+            mode=mode,
+            params=params,
+            model=model,
+            error=error,
+            created_at=created,
+            updated_at=created,
+        )
+        .returning(MESSAGES.c.id)
+    ).scalar_one()
+    pairs = [insert_attachment(conn, message_id, i, a) for i, a in enumerate(attachments)]
+    if status in FINAL_STATUSES:
+        link(
+            conn,
+            session_id,
+            message_id,
+            seq=seq,
+            role=role,
+            content=content,
+            reasoning=reasoning,
+            status=status,
+            attachments=pairs,
+        )
+    return message_id
+
+
+def checkpoint(conn: Connection, message_id: int, *, content: str, reasoning: str) -> None:
+    result = conn.execute(
+        update(MESSAGES)
+        .where(MESSAGES.c.id == message_id, MESSAGES.c.status == "streaming")
+        .values(content=content, reasoning=reasoning, updated_at=now())
+    )
+    if result.rowcount != 1:
+        raise StoreError(f"message {message_id} is not streaming")
+
+
+def finish(
+    conn: Connection,
+    message_id: int,
+    *,
+    status: FinalStatus,
+    content: str,
+    reasoning: str,
+    finish_reason: str | None,
+    prompt_tokens: int | None,
+    completion_tokens: int | None,
+    ttft_ms: float | None,
+    duration_ms: float | None,
+    error: str | None,
+    shown_content: str | None,
+) -> None:
+    if status not in FINAL_STATUSES:
+        raise StoreError(f"not a final status: {status!r}")
+    finished = now()
+    row = conn.execute(
+        update(MESSAGES)
+        .where(MESSAGES.c.id == message_id, MESSAGES.c.status == "streaming")
+        .values(
+            status=status,
+            content=content,
+            reasoning=reasoning,
+            finish_reason=finish_reason,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            ttft_ms=ttft_ms,
+            duration_ms=duration_ms,
+            error=error,
+            shown_content=shown_content,
+            updated_at=finished,
+        )
+        .returning(MESSAGES.c.session_id, MESSAGES.c.seq, MESSAGES.c.role)
+    ).one_or_none()
+    if row is None:
+        raise StoreError(f"message {message_id} is not streaming (unknown or already final)")
+    conn.execute(update(SESSIONS).where(SESSIONS.c.id == row.session_id).values(updated_at=finished))
+    link(
+        conn,
+        row.session_id,
+        message_id,
+        seq=row.seq,
+        role=row.role,
+        content=content,
+        reasoning=reasoning,
+        status=status,
+        attachments=attachment_pairs(conn, message_id),
+    )
+
+
+def interrupt_streaming(conn: Connection) -> int:
+    """Make every message still "streaming" "interrupted" (and link it); returns how many."""
+    interrupted = now()
+    rows = conn.execute(
+        select(
+            MESSAGES.c.id,
+            MESSAGES.c.session_id,
+            MESSAGES.c.seq,
+            MESSAGES.c.role,
+            MESSAGES.c.content,
+            MESSAGES.c.reasoning,
+        )
+        .where(MESSAGES.c.status == "streaming")
+        .order_by(MESSAGES.c.id)
+    ).all()
+    for row in rows:
+        conn.execute(
+            update(MESSAGES)
+            .where(MESSAGES.c.id == row.id)
+            .values(status="interrupted", error=INTERRUPTED_ERROR, updated_at=interrupted)
+        )
+        link(
+            conn,
+            row.session_id,
+            row.id,
+            seq=row.seq,
+            role=row.role,
+            content=row.content,
+            reasoning=row.reasoning,
+            status="interrupted",
+            attachments=attachment_pairs(conn, row.id),
+        )
+    return len(rows)
+
+
+def add_rail_event(
+    conn: Connection, message_id: int, *, stage: str, rail: str, decision: str, reason: str, latency_ms: float
+) -> None:
+    conn.execute(
+        insert(RAIL_EVENTS).values(
+            message_id=message_id,
+            stage=stage,
+            rail=rail,
+            decision=decision,
+            reason=reason,
+            latency_ms=latency_ms,
+            created_at=now(),
+        )
+    )
+
+
+def record_context(
+    conn: Connection, answer_id: int, message_ids: Sequence[int], *, tokens: int, dropped: int
+) -> None:
+    updated = conn.execute(
+        update(MESSAGES)
+        .where(MESSAGES.c.id == answer_id)
+        .values(context_tokens=tokens, context_dropped=dropped)
+    )
+    if updated.rowcount != 1:
+        raise StoreError(f"no message {answer_id}")
+    conn.execute(delete(CONTEXT).where(CONTEXT.c.answer_id == answer_id))
+    if message_ids:
+        conn.execute(
+            insert(CONTEXT),
+            [{"answer_id": answer_id, "position": i, "message_id": m} for i, m in enumerate(message_ids)],
+        )
+
+
+def add_annotation(conn: Connection, message_id: int, *, author: str, text: str) -> int:
+    return conn.execute(
+        insert(ANNOTATIONS)
+        .values(message_id=message_id, author=author, text=text, created_at=now())
+        .returning(ANNOTATIONS.c.id)
+    ).scalar_one()
+
+
+def insert_attachment(
+    conn: Connection, message_id: int, position: int, attachment: AttachmentIn
+) -> tuple[str, str]:
+    """Store one attachment (its bytes deduplicated as a blob); returns what its chain link covers."""
+    data_sha = _put_blob(conn, attachment.data)
+    thumb_sha = None if attachment.thumbnail is None else _put_blob(conn, attachment.thumbnail)
+    conn.execute(
+        insert(ATTACHMENTS).values(
+            message_id=message_id,
+            position=position,
+            sha256=attachment.sha256,
+            mime=attachment.mime,
+            size=attachment.size,
+            width=attachment.width,
+            height=attachment.height,
+            data_sha256=data_sha,
+            thumbnail_sha256=thumb_sha,
+            error=attachment.error,
+        )
+    )
+    return (attachment.sha256, data_sha)
+
+
+def _put_blob(conn: Connection, data: bytes) -> str:
+    digest = sha256_hex(data)
+    values = {"sha256": digest, "size": len(data), "data": data}
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        conn.execute(sqlite_insert(BLOBS).values(values).on_conflict_do_nothing(index_elements=["sha256"]))
+    elif dialect == "postgresql":
+        conn.execute(pg_insert(BLOBS).values(values).on_conflict_do_nothing(index_elements=["sha256"]))
+    elif conn.execute(select(BLOBS.c.sha256).where(BLOBS.c.sha256 == digest)).first() is None:
+        conn.execute(insert(BLOBS).values(values))
+    return digest
+
+
+def attachment_pairs(conn: Connection, message_id: int) -> list[tuple[str, str]]:
+    rows = conn.execute(
+        select(ATTACHMENTS.c.sha256, ATTACHMENTS.c.data_sha256)
+        .where(ATTACHMENTS.c.message_id == message_id)
+        .order_by(ATTACHMENTS.c.position)
+    )
+    return [(row.sha256, row.data_sha256) for row in rows]
+
+
+def link(
+    conn: Connection,
+    session_id: str,
+    message_id: int,
+    *,
+    seq: int,
+    role: str,
+    content: str,
+    reasoning: str,
+    status: str,
+    attachments: Sequence[tuple[str, str]],
+) -> str:
+    """Append a message to its session's hash chain; returns the new link."""
+    # The UPDATE takes the session row lock first, so the head read back is the one this link extends.
+    position, prev_hash = conn.execute(
+        update(SESSIONS)
+        .where(SESSIONS.c.id == session_id)
+        .values(chain_length=SESSIONS.c.chain_length + 1)
+        .returning(SESSIONS.c.chain_length, SESSIONS.c.chain_head)
+    ).one()
+    digest = link_hash(
+        prev_hash,
+        canonical_json(
+            seq=seq, role=role, content=content, reasoning=reasoning, status=status, attachments=attachments
+        ),
+    )
+    conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(chain_head=digest))
+    conn.execute(
+        update(MESSAGES)
+        .where(MESSAGES.c.id == message_id)
+        .values(chain_pos=position, prev_hash=prev_hash, hash=digest)
+    )
+    return digest

@@ -1,0 +1,302 @@
+"""Steps 5-7 of a turn: stream the answer from the model server, pass it through the output rails, persist it.
+
+Raw text is kept for reviewers and only what passed the rails is shown. A block stops the upstream request at
+once and retracts what was shown; an upstream failure or a crash is stored as an error and told to the user;
+a caller that goes away leaves the answer stored as interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from webapp.guard.interface import Rails
+from webapp.guard.verdicts import RailOutcome, refusal_message
+from webapp.store import Store
+from webapp.turn.context import ContextResult
+from webapp.turn.events import (
+    AnswerDelta,
+    FinalStatus,
+    ReasoningDelta,
+    Retract,
+    TurnDone,
+    TurnEvent,
+    TurnRequest,
+)
+from webapp.upstream.client import (
+    Delta,
+    ImagesNotSupported,
+    LLMClient,
+    StreamResult,
+    UpstreamError,
+    UpstreamUnavailable,
+)
+from webapp.upstream.profiles import Profile
+
+if TYPE_CHECKING:
+    from webapp.guard.outputfilter import Channel, FilterStep, OutputFilter
+
+log = logging.getLogger(__name__)
+
+RecordVerdicts = Callable[[int, Sequence[RailOutcome]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class AnswerStep:
+    """One answer's stream, built per turn from the service's current parts."""
+
+    store: Store
+    llm: LLMClient
+    guard: Rails
+    profile: Profile
+    served_model: str
+    checkpoint_interval_s: float
+    record_verdicts: RecordVerdicts  # stores a message's rail verdicts (and tells metrics)
+
+    async def stream(
+        self, session_id: str, request: TurnRequest, context: ContextResult, max_tokens: int
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """Stream, filter and persist one answer; the last event is its `TurnDone`.
+
+        Clean-up is shielded: a caller that goes away (cancellation) still leaves the answer stored with its
+        status and rail verdicts, never "streaming".
+        """
+        sampling = self.profile.sampling_for(request.mode, request.sampling)
+        answer_id = await asyncio.to_thread(
+            self.store.add_message,
+            session_id,
+            role="assistant",
+            content="",
+            status="streaming",
+            mode=request.mode,
+            params={**sampling, "max_tokens": max_tokens},
+            model=self.served_model,
+        )
+        await asyncio.to_thread(
+            self.store.record_context,
+            answer_id,
+            context.message_ids,
+            tokens=context.tokens,
+            dropped=context.dropped,
+        )
+        answer = Transcript()
+        result = StreamResult()
+        filt = self.guard.output_filter(user_text=request.text)
+        verdicts: list[RailOutcome] = []  # stored together at the end: no extra writes on the streaming path
+        started = time.monotonic()
+        status: FinalStatus = "interrupted"  # what a cancelled or crashed stream is left as
+        done: TurnDone | None = None
+        stream = self.llm.stream_chat(
+            self.served_model,
+            context.messages,
+            sampling=sampling,
+            extra_body=self.profile.request_extras(request.mode),
+            max_tokens=max_tokens,
+            result=result,
+        )
+        try:
+            async with aclosing(_filtered(stream, filt, answer, started)) as steps:
+                async for step in steps:
+                    for event in answer.release(step.released):
+                        yield event
+                    verdicts += step.events
+                    if step.block is not None:
+                        await stream.aclose()  # closes the HTTP stream: vLLM aborts the request at once
+                        done = await self._blocked(answer_id, answer, step.block, started, verdicts)
+                        yield Retract()
+                        yield done
+                        return
+                    await self._maybe_checkpoint(answer_id, answer)
+            status = "complete"
+            done = self._done("complete", answer_id, answer, result, started)
+        except UpstreamError as exc:
+            status = "error"
+            done = self._done(
+                "error",
+                answer_id,
+                answer,
+                result,
+                started,
+                message=exc.user_message,
+                code=upstream_error_code(exc),
+            )
+        except Exception:  # never a 500 or a hang: the answer is stored as an error and the user told
+            log.exception("turn failed", extra={"session_id": session_id, "answer_id": answer_id})
+            status = "error"
+            done = self._done(
+                "error",
+                answer_id,
+                answer,
+                result,
+                started,
+                message="Something went wrong while answering. The message is saved; try again.",
+                code="internal_error",
+            )
+        finally:
+            await stream.aclose()
+            if done is None or done.status != "blocked":
+                await asyncio.shield(self.record_verdicts(answer_id, verdicts))
+                await asyncio.shield(
+                    self._finish(
+                        answer_id,
+                        status,
+                        answer,
+                        result,
+                        started,
+                        error=done.message if done and status == "error" else None,
+                    )
+                )
+        yield done
+
+    async def _blocked(
+        self,
+        answer_id: int,
+        answer: Transcript,
+        rail: RailOutcome,
+        started: float,
+        verdicts: list[RailOutcome],
+    ) -> TurnDone:
+        await self.record_verdicts(answer_id, verdicts if rail in verdicts else [*verdicts, rail])
+        # The blocked text stays stored for reviewers; the chatter saw only what passed, now retracted.
+        await asyncio.to_thread(
+            self.store.finish_message,
+            answer_id,
+            status="blocked",
+            content=answer.raw_answer,
+            reasoning=answer.raw_reasoning,
+            finish_reason="content_filter",
+            shown_content="",
+            error=rail.reason,
+            ttft_ms=answer.ttft_ms,
+            duration_ms=(time.monotonic() - started) * 1000,
+        )
+        return TurnDone(
+            "blocked",
+            answer_id,
+            refusal_message(rail),
+            kind="rail",
+            rail=rail,
+            finish_reason="content_filter",
+            ttft_ms=answer.ttft_ms,
+            duration_ms=(time.monotonic() - started) * 1000,
+        )
+
+    def _done(
+        self,
+        status: FinalStatus,
+        answer_id: int,
+        answer: Transcript,
+        result: StreamResult,
+        started: float,
+        message: str = "",
+        code: str | None = None,
+    ) -> TurnDone:
+        return TurnDone(
+            status,
+            answer_id,
+            message,
+            kind="ok" if status == "complete" else "error",
+            finish_reason=result.finish_reason,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            ttft_ms=answer.ttft_ms,
+            duration_ms=(time.monotonic() - started) * 1000,
+            reasoning_s=answer.reasoning_s,
+            code=code,
+        )
+
+    async def _finish(
+        self,
+        answer_id: int,
+        status: FinalStatus,
+        answer: Transcript,
+        result: StreamResult,
+        started: float,
+        error: str | None,
+    ) -> None:
+        await asyncio.to_thread(
+            self.store.finish_message,
+            answer_id,
+            status=status,
+            content=answer.raw_answer,
+            reasoning=answer.raw_reasoning,
+            finish_reason=result.finish_reason,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            ttft_ms=answer.ttft_ms,
+            duration_ms=(time.monotonic() - started) * 1000,
+            error=error,
+            shown_content=answer.shown_answer,
+        )
+
+    async def _maybe_checkpoint(self, answer_id: int, answer: Transcript) -> None:
+        now = time.monotonic()
+        if now - answer.last_checkpoint >= self.checkpoint_interval_s:
+            answer.last_checkpoint = now
+            await asyncio.to_thread(
+                self.store.checkpoint, answer_id, content=answer.raw_answer, reasoning=answer.raw_reasoning
+            )
+
+
+async def _filtered(
+    stream: AsyncIterator[Delta], filt: OutputFilter, answer: Transcript, started: float
+) -> AsyncGenerator[FilterStep, None]:
+    """The output rails' verdict on every delta as it arrives, then on what was still held back at the end."""
+    async for delta in stream:
+        answer.add(delta, started)
+        yield await filt.feed(delta.kind, delta.text)
+    yield await filt.flush()
+
+
+@dataclass
+class Transcript:
+    """Raw text as generated (for reviewers) and the part that passed the output rails (for chatters)."""
+
+    raw_answer: str = ""
+    raw_reasoning: str = ""
+    shown_answer: str = ""
+    ttft_ms: float | None = None
+    reasoning_started: float | None = None
+    reasoning_ended: float | None = None
+    last_checkpoint: float = 0.0
+
+    def add(self, delta: Delta, started: float) -> None:
+        now = time.monotonic()
+        if self.ttft_ms is None:
+            self.ttft_ms = (now - started) * 1000
+        if delta.kind == "reasoning":
+            self.raw_reasoning += delta.text
+            self.reasoning_started = self.reasoning_started or now
+            self.reasoning_ended = now
+        else:
+            self.raw_answer += delta.text
+
+    @property
+    def reasoning_s(self) -> float | None:
+        if self.reasoning_started is None or self.reasoning_ended is None:
+            return None
+        return self.reasoning_ended - self.reasoning_started
+
+    def release(self, released: Mapping[Channel, str]) -> list[TurnEvent]:
+        events: list[TurnEvent] = []
+        if released.get("reasoning"):
+            events.append(ReasoningDelta(released["reasoning"]))
+        if released.get("answer"):
+            self.shown_answer += released["answer"]
+            events.append(AnswerDelta(released["answer"]))
+        return events
+
+
+def upstream_error_code(exc: UpstreamError) -> str:
+    if isinstance(exc, ImagesNotSupported):
+        return "images_not_supported"
+    if isinstance(exc, UpstreamUnavailable):
+        return "upstream_unavailable"
+    if exc.status is not None and 400 <= exc.status < 500:
+        return "upstream_rejected"  # e.g. the conversation is too long for the model
+    return "upstream_error"
