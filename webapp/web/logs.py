@@ -1,6 +1,6 @@
 """Structured logging: every record carries the request id and session id of the request it belongs to.
 
-`configure_logging()` sets up the root logger: human-readable lines by default, JSON lines with
+`configure_logging(settings)` sets up the root logger: human-readable lines by default, JSON lines with
 `RAILCHAT_LOG_JSON=1`. Message content never goes to the log unless `RAILCHAT_LOG_CONTENT=1`: use
 `content_for_log(text)`, which otherwise logs only the length.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import secrets
 import time
@@ -17,6 +16,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from webapp.config import Settings
 
 request_id_var: ContextVar[str | None] = ContextVar("railchat_request_id", default=None)
 session_id_var: ContextVar[str | None] = ContextVar("railchat_session_id", default=None)
@@ -34,13 +35,13 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message
 _log = logging.getLogger("railchat.http")
 
 
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+# Process-wide, like the root logger it goes with; until settings say otherwise, message text stays out.
+_content_allowed = False
 
 
 def content_for_log(text: str) -> str:
     """Message text for a log line: the text itself only when RAILCHAT_LOG_CONTENT=1, else its length."""
-    return text if env_flag("RAILCHAT_LOG_CONTENT") else f"<{len(text)} chars>"
+    return text if _content_allowed else f"<{len(text)} chars>"
 
 
 def bind_session(session_id: str | None) -> None:
@@ -96,28 +97,28 @@ class ContextFilter(logging.Filter):
 CONTENT_LOGGERS = ("nemoguardrails",)
 
 
-def quiet_content_loggers() -> None:
-    """Keep message content out of the log unless RAILCHAT_LOG_CONTENT=1 (idempotent)."""
-    if not env_flag("RAILCHAT_LOG_CONTENT"):
+def allow_content_in_log(allowed: bool) -> None:
+    """Whether message text may reach the log. Off also quiets libraries that log it at INFO (idempotent)."""
+    global _content_allowed
+    _content_allowed = allowed
+    if not allowed:
         for name in CONTENT_LOGGERS:
             logger = logging.getLogger(name)
             logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
 
 
-def configure_logging(json_lines: bool | None = None, level: str | int | None = None) -> None:
-    """Root logger to stderr; JSON lines if asked (argument, else RAILCHAT_LOG_JSON)."""
-    if json_lines is None:
-        json_lines = env_flag("RAILCHAT_LOG_JSON")
-    quiet_content_loggers()
+def configure_logging(settings: Settings) -> None:
+    """Root logger to stderr, as lines or JSON lines, at the configured level (idempotent)."""
+    allow_content_in_log(settings.log_content)
     handler = logging.StreamHandler()
     handler.addFilter(ContextFilter())
-    handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
+    handler.setFormatter(JsonFormatter() if settings.log_json else TextFormatter())
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "railchat", False)]:
         root.removeHandler(old)
     handler.railchat = True  # type: ignore[attr-defined]
     root.addHandler(handler)
-    root.setLevel(level or os.environ.get("RAILCHAT_LOG_LEVEL", "INFO").upper())
+    root.setLevel(settings.log_level.upper())
 
 
 class RequestIdMiddleware:

@@ -198,5 +198,5 @@ def turn_request(
         sampling=sampling,
         # With a session, the stored conversation is the history.
         history=resent_history(request) if session_id is None else (),
-        max_tokens=min(max_tokens, service.max_tokens_cap) if max_tokens else None,
+        max_tokens=min(max_tokens, service.options.max_tokens_cap) if max_tokens else None,
     )

@@ -81,7 +81,8 @@ class ChatCompletions:
 
     @property
     def max_body(self) -> int:
-        return self.service.max_images * self.service.max_image_bytes * 4 // 3 + 8 * 2**20  # base64 + text
+        options = self.service.options
+        return options.max_images * options.max_image_bytes * 4 // 3 + 8 * 2**20  # base64 + text
 
     async def __call__(self, request: Request) -> Response:
         try:
