@@ -336,3 +336,15 @@ def test_session_ids_never_look_like_command_line_options() -> None:
     ids = [new_session_id() for _ in range(5000)]
     assert not any(i.startswith("-") for i in ids)
     assert len(set(ids)) == len(ids) and all(len(i) >= 20 for i in ids)
+
+
+def test_a_user_message_can_get_its_images_after_its_text(db: Store) -> None:
+    session_id = new_session(db)
+    message_id = db.add_message(session_id, role="user", content="look at this", status="streaming")
+    assert one(db, message_id).hash is None  # not final yet: no chain link
+    db.finish_user_message(message_id, attachments=[image()], status="complete")
+    stored = one(db, message_id)
+    assert (stored.status, stored.content, len(stored.attachments)) == ("complete", "look at this", 1)
+    assert verify_session(db, session_id).ok  # the link covers the images attached afterwards
+    with pytest.raises(StoreError):
+        db.finish_user_message(message_id, attachments=[], status="error", error="twice")

@@ -222,7 +222,7 @@ def test_reasoning_cannot_enter_the_history() -> None:
         ContextMessage(1, "assistant", [{"type": "reasoning", "text": "secret thought"}])
     with pytest.raises(ValueError):
         ContextMessage(1, "function", "x")
-    assert ContextMessage(1, "user", [IMAGE], has_images=False).has_images
+    assert ContextMessage(1, "user", [IMAGE]).has_images and not ContextMessage(1, "user", "text").has_images
 
 
 def test_a_budget_that_leaves_no_room_is_refused() -> None:

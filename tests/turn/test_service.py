@@ -333,3 +333,36 @@ async def test_a_stream_that_ends_without_a_finish_reason_is_not_complete(servic
     upstream.push(Script(answer=["cut ", "off "], finish_reason=""))
     events = await run(service)
     assert done(events).status != "complete"
+
+
+async def test_the_text_is_stored_before_images_are_fetched(service, store, monkeypatch) -> None:
+    import webapp.turn.service as pipeline
+
+    seen: list[tuple[str, str]] = []
+
+    async def fetch_and_look(urls, **kwargs):
+        # What is in the store while the images are being fetched.
+        (session,) = store.list_sessions(owner="alice")
+        seen.extend((m.content, m.status) for m in store.messages(session.id))
+        return []
+
+    monkeypatch.setattr(pipeline, "fetch_image_urls", fetch_and_look)
+    events = await run(service, text="see https://allowed.test/a.png", images=[ImageInput(png_bytes())])
+    assert seen == [("see https://allowed.test/a.png", "streaming")]
+    assert done(events).status == "complete"
+    user = store.messages(events[0].session_id)[0]
+    assert (user.status, len(user.attachments)) == ("complete", 1)
+
+
+async def test_a_failure_while_preparing_images_keeps_the_text(service, store, monkeypatch) -> None:
+    import webapp.turn.service as pipeline
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("decoder crashed")
+
+    monkeypatch.setattr(pipeline, "prepare_images", broken)
+    with pytest.raises(RuntimeError):
+        await run(service, text="keep me", images=[ImageInput(png_bytes())])
+    (session,) = store.list_sessions(owner="alice")
+    (user,) = store.messages(session.id)
+    assert (user.content, user.status) == ("keep me", "interrupted") and user.hash is not None

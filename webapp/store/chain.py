@@ -12,8 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import get_args
 
-FINAL_STATUSES = frozenset({"complete", "blocked", "interrupted", "error"})
+from webapp.store.records import FinalStatus
+
+FINAL_STATUSES = frozenset(get_args(FinalStatus))
 STATUSES = FINAL_STATUSES | {"streaming"}
 GENESIS = ""
 

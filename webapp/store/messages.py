@@ -9,7 +9,7 @@ orders writers of one session on every database.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -17,10 +17,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from webapp.store.chain import FINAL_STATUSES, STATUSES, canonical_json, link_hash, sha256_hex
 from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
-from webapp.store.records import AttachmentIn, FinalStatus, Role, StoreError
+from webapp.store.records import AttachmentIn, FinalStatus, MessageRole, StoreError
 from webapp.store.sessions import now
 
-ROLES = frozenset({"system", "user", "assistant"})
+MESSAGE_ROLES = frozenset(get_args(MessageRole))
 INTERRUPTED_ERROR = "the server stopped while this answer was being generated"
 
 
@@ -28,7 +28,7 @@ def insert_message(
     conn: Connection,
     session_id: str,
     *,
-    role: Role,
+    role: MessageRole,
     content: str,
     status: str,
     reasoning: str,
@@ -38,7 +38,7 @@ def insert_message(
     attachments: Sequence[AttachmentIn],
     error: str | None,
 ) -> int:
-    if role not in ROLES:
+    if role not in MESSAGE_ROLES:
         raise StoreError(f"unknown role {role!r}")
     if status not in STATUSES:
         raise StoreError(f"unknown status {status!r}")
@@ -83,6 +83,41 @@ def insert_message(
             attachments=pairs,
         )
     return message_id
+
+
+def finish_user_message(
+    conn: Connection,
+    message_id: int,
+    *,
+    attachments: Sequence[AttachmentIn],
+    status: FinalStatus,
+    error: str | None,
+) -> None:
+    """Attach a pending user message's images and give it its final status and chain link."""
+    if status not in FINAL_STATUSES:
+        raise StoreError(f"not a final status: {status!r}")
+    finished = now()
+    row = conn.execute(
+        update(MESSAGES)
+        .where(MESSAGES.c.id == message_id, MESSAGES.c.status == "streaming", MESSAGES.c.role == "user")
+        .values(status=status, error=error, updated_at=finished)
+        .returning(MESSAGES.c.session_id, MESSAGES.c.seq, MESSAGES.c.content, MESSAGES.c.reasoning)
+    ).one_or_none()
+    if row is None:
+        raise StoreError(f"message {message_id} is not a pending user message")
+    conn.execute(update(SESSIONS).where(SESSIONS.c.id == row.session_id).values(updated_at=finished))
+    pairs = [insert_attachment(conn, message_id, i, a) for i, a in enumerate(attachments)]
+    link(
+        conn,
+        row.session_id,
+        message_id,
+        seq=row.seq,
+        role="user",
+        content=row.content,
+        reasoning=row.reasoning,
+        status=status,
+        attachments=pairs,
+    )
 
 
 def checkpoint(conn: Connection, message_id: int, *, content: str, reasoning: str) -> None:

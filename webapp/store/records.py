@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 Client = Literal["ui", "api", "demo"]
-Role = Literal["system", "user", "assistant"]
+MessageRole = Literal["system", "user", "assistant"]  # who wrote a message (user roles live in web/auth)
 FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
 
 

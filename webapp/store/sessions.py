@@ -8,7 +8,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import Connection, Row, Select, delete, exists, insert, or_, select, update
 
@@ -16,7 +16,7 @@ from webapp.store.chain import GENESIS
 from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
 from webapp.store.records import Client, SessionInfo, StoreError
 
-CLIENTS = frozenset({"ui", "api", "demo"})
+CLIENTS = frozenset(get_args(Client))
 _PURGE_BATCH = 500  # session ids per DELETE ... IN (...)
 
 
@@ -57,10 +57,6 @@ def insert_session(conn: Connection, *, owner: str, client: Client, model: str, 
 def find_session(conn: Connection, session_id: str) -> SessionInfo | None:
     row = conn.execute(select(SESSIONS).where(SESSIONS.c.id == session_id)).one_or_none()
     return None if row is None else session_info(row)
-
-
-def set_title(conn: Connection, session_id: str, title: str | None) -> None:
-    conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(title=title))
 
 
 def sessions_query(

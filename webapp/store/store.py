@@ -22,7 +22,15 @@ from webapp.store import sessions, transfer
 from webapp.store.engine import FairLock, make_engine, normalize_url, upgrade
 from webapp.store.models import MESSAGES
 from webapp.store.reads import load_messages
-from webapp.store.records import AttachmentIn, Client, FinalStatus, MessageInfo, Role, SessionInfo, StoreError
+from webapp.store.records import (
+    AttachmentIn,
+    Client,
+    FinalStatus,
+    MessageInfo,
+    MessageRole,
+    SessionInfo,
+    StoreError,
+)
 
 __all__ = ["Store", "StoreError"]
 
@@ -68,10 +76,6 @@ class Store:
         with self._read() as conn:
             return sessions.find_session(conn, session_id)
 
-    def set_title(self, session_id: str, title: str | None) -> None:
-        with self._write() as conn:
-            sessions.set_title(conn, session_id, title)
-
     def list_sessions(
         self,
         *,
@@ -114,7 +118,7 @@ class Store:
         self,
         session_id: str,
         *,
-        role: Role,
+        role: MessageRole,
         content: str,
         status: str = "complete",
         reasoning: str = "",
@@ -137,6 +141,21 @@ class Store:
                 model=model,
                 attachments=attachments,
                 error=error,
+            )
+
+    def finish_user_message(
+        self,
+        message_id: int,
+        *,
+        attachments: Sequence[AttachmentIn],
+        status: FinalStatus,
+        error: str | None = None,
+    ) -> None:
+        """Give a user message stored as "streaming" (its images still being prepared) its images and its
+        final status. Lets the pipeline store the text before it fetches or decodes anything."""
+        with self._write() as conn:
+            message_rows.finish_user_message(
+                conn, message_id, attachments=attachments, status=status, error=error
             )
 
     def checkpoint(self, message_id: int, *, content: str, reasoning: str) -> None:

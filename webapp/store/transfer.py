@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from webapp.store.chain import GENESIS, STATUSES
-from webapp.store.messages import ROLES, insert_attachment, link
+from webapp.store.messages import MESSAGE_ROLES, insert_attachment, link
 from webapp.store.models import ANNOTATIONS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
 from webapp.store.records import AttachmentIn, MessageInfo, SessionInfo, StoreError
 from webapp.store.sessions import new_session_id
@@ -214,7 +214,7 @@ def _attachment_in(record: dict[str, Any]) -> AttachmentIn:
 
 
 def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int:
-    if r["role"] not in ROLES or r["status"] not in STATUSES:
+    if r["role"] not in MESSAGE_ROLES or r["status"] not in STATUSES:
         raise StoreError(f"message seq {r['seq']}: bad role or status")
     context = r["context"] or {}
     message_id = conn.execute(

@@ -41,7 +41,7 @@ Tokenizer = Callable[[list[dict[str, Any]]], Awaitable[int]]
 ImageCost = Callable[[int, int], int]  # (width, height) of a prepared image -> prompt tokens
 
 IMAGE_MARKER = "[image omitted]"
-ROLES = frozenset({"system", "user", "assistant", "tool"})
+CONTEXT_ROLES = frozenset({"system", "user", "assistant", "tool"})
 PART_TYPES = frozenset({"text", "image_url"})
 _PROBE = {"role": "user", "content": "ok"}
 _ESTIMATE_PER_MESSAGE = 8  # role markers and separators of a chat template, generously
@@ -56,20 +56,22 @@ class ContextMessage:
     message_id: int | None
     role: str
     content: str | list[dict[str, Any]]
-    has_images: bool = False  # derived from content; an inconsistent value passed in is corrected
     image_sizes: tuple[tuple[int, int], ...] = ()  # (width, height) of each image part, in order, if known
     tool_calls: list[dict[str, Any]] | None = None  # an assistant's calls, in OpenAI's shape
     tool_call_id: str | None = None  # a tool result: the call it answers
 
     def __post_init__(self) -> None:
-        if self.role not in ROLES:
+        if self.role not in CONTEXT_ROLES:
             raise ValueError(f"unknown role {self.role!r}")
         if isinstance(self.content, list):
             for part in self.content:
                 if part.get("type") not in PART_TYPES:
                     # Reasoning and anything else unknown must never reach the model.
                     raise ValueError(f"content part type {part.get('type')!r} cannot be sent to the model")
-        self.has_images = _image_count(self.content) > 0
+
+    @property
+    def has_images(self) -> bool:
+        return _image_count(self.content) > 0
 
 
 @dataclass

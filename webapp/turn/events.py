@@ -12,11 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from webapp.guard.verdicts import RailOutcome
+from webapp.store.records import Client, FinalStatus
 from webapp.upstream.profiles import Mode
-
-Client = Literal["ui", "api", "demo"]
-FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
-
 
 # ---- what a caller sends -------------------------------------------------------------------------------
 

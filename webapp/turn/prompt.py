@@ -55,7 +55,7 @@ def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> 
         ):
             if usable[-1].message_id == history[index - 1].id:
                 usable.append(
-                    ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content), False)
+                    ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content))
                 )
     return usable
 

@@ -14,6 +14,7 @@ The UI and the API are thin adapters that turn `TurnEvent`s into pixels or OpenA
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, nullcontext
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from webapp.turn.answer import AnswerStep
 from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.turn.events import (
     ContextInfo,
+    FinalStatus,
     InputError,
     Notice,
     SessionReady,
@@ -35,7 +37,7 @@ from webapp.turn.events import (
     TurnObserver,
     TurnRequest,
 )
-from webapp.turn.intake import fetch_image_urls, prepare_images
+from webapp.turn.intake import PreparedInput, fetch_image_urls, prepare_images
 from webapp.turn.options import TurnOptions
 from webapp.turn.prompt import to_context_messages
 from webapp.turn.sessions import ChatSessions
@@ -70,33 +72,8 @@ class ChatService:
 
     async def _turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         session_id = await self._session_for(request)
-        # Bounded work on what the user sent, in memory, before it is stored: fetching allowlisted image URLs
-        # (the app fetches, never vLLM) and decoding. Every failure is kept and stored with the message.
-        fetched = await fetch_image_urls(
-            request.image_urls, allows=self.guard.allows_url, max_bytes=self.options.max_image_bytes
-        )
-        images = [*request.images, *fetched]
-        prepared = await asyncio.to_thread(  # CPU-bound: off the event loop
-            prepare_images,
-            images,
-            max_pixels=self.profile.max_image_pixels,
-            max_bytes=self.options.max_image_bytes,
-            clahe=self.options.image_clahe,
-        )
-        image_error = next((p.error for p in prepared if p.error), None)
-        problem = self._validate(request) or image_error
-
-        # 1. Persist before anything can fail.
-        user_id = await asyncio.to_thread(
-            self.store.add_message,
-            session_id,
-            role="user",
-            content=request.text,
-            status="error" if problem else "complete",
-            mode=request.mode,
-            attachments=[p.attachment() for p in prepared],
-            error=problem,
-        )
+        # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
+        user_id, problem, prepared = await self._store_user_message(session_id, request)
         yield SessionReady(session_id, user_id)
         if problem:
             yield TurnDone("error", None, problem, kind="error", code="invalid_request")
@@ -104,7 +81,7 @@ class ChatService:
 
         # 2. Images are prepared above. A model that cannot see them gets a description, or a clear refusal.
         descriptions: list[str] = []
-        if images and not self.profile.images:
+        if prepared and not self.profile.images:
             if not self.options.describe_images:
                 message = "The served model cannot see images. Send text only, or serve a vision model."
                 await self._store_answer_error(session_id, user_id, message, request)
@@ -174,6 +151,59 @@ class ChatService:
                 yield event
 
     # -- steps --------------------------------------------------------------------------------------------
+
+    async def _store_user_message(
+        self, session_id: str, request: TurnRequest
+    ) -> tuple[int, str | None, list[PreparedInput]]:
+        """Store what the user sent; returns its id, what is wrong with it (if anything) and its images.
+
+        Text alone is stored final at once. With images, the text is stored first (pending), then the images
+        are fetched and prepared and attached with the final status, so a failure or a cancellation while
+        fetching or decoding cannot lose the message.
+        """
+        problem = self._validate(request)
+        store_user = functools.partial(
+            self.store.add_message, session_id, role="user", content=request.text, mode=request.mode
+        )
+        if not request.images and not request.image_urls:
+            status: FinalStatus = "error" if problem else "complete"
+            return await asyncio.to_thread(store_user, status=status, error=problem), problem, []
+        user_id = await asyncio.to_thread(store_user, status="streaming")
+        try:
+            prepared = await self._intake(request)
+        except BaseException:
+            await asyncio.shield(
+                asyncio.to_thread(
+                    self.store.finish_user_message,
+                    user_id,
+                    attachments=(),
+                    status="interrupted",
+                    error="the message's images were not processed",
+                )
+            )
+            raise
+        problem = problem or next((p.error for p in prepared if p.error), None)
+        await asyncio.to_thread(
+            self.store.finish_user_message,
+            user_id,
+            attachments=[p.attachment() for p in prepared],
+            status="error" if problem else "complete",
+            error=problem,
+        )
+        return user_id, problem, prepared
+
+    async def _intake(self, request: TurnRequest) -> list[PreparedInput]:
+        """Fetch allowlisted image URLs (the app fetches, never vLLM), then verify and prepare every image."""
+        fetched = await fetch_image_urls(
+            request.image_urls, allows=self.guard.allows_url, max_bytes=self.options.max_image_bytes
+        )
+        return await asyncio.to_thread(  # CPU-bound: off the event loop
+            prepare_images,
+            [*request.images, *fetched],
+            max_pixels=self.profile.max_image_pixels,
+            max_bytes=self.options.max_image_bytes,
+            clahe=self.options.image_clahe,
+        )
 
     async def _session_for(self, request: TurnRequest) -> str:
         if request.session_id:
