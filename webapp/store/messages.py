@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, get_args
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from webapp.store.chain import FINAL_STATUSES, STATUSES, canonical_json, link_hash, sha256_hex
 from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
-from webapp.store.records import AttachmentIn, FinalStatus, MessageRole, StoreError
+from webapp.store.records import AttachmentIn, FinalStatus, MessageRole, RailEventIn, StoreError
 from webapp.store.sessions import now
 
 MESSAGE_ROLES = frozenset(get_args(MessageRole))
@@ -220,17 +220,45 @@ def interrupt_streaming(conn: Connection) -> int:
 def add_rail_event(
     conn: Connection, message_id: int, *, stage: str, rail: str, decision: str, reason: str, latency_ms: float
 ) -> None:
+    add_rail_events(conn, message_id, [RailEventIn(stage, rail, decision, reason, latency_ms)])
+
+
+def add_rail_events(conn: Connection, message_id: int, events: Sequence[RailEventIn]) -> None:
+    """A message's rail verdicts in one statement."""
+    if not events:
+        return
+    created = now()
     conn.execute(
-        insert(RAIL_EVENTS).values(
-            message_id=message_id,
-            stage=stage,
-            rail=rail,
-            decision=decision,
-            reason=reason,
-            latency_ms=latency_ms,
-            created_at=now(),
-        )
+        insert(RAIL_EVENTS),
+        [
+            {
+                "message_id": message_id,
+                "stage": e.stage,
+                "rail": e.rail,
+                "decision": e.decision,
+                "reason": e.reason,
+                "latency_ms": e.latency_ms,
+                "created_at": created,
+            }
+            for e in events
+        ],
     )
+
+
+def checkpoint_many(conn: Connection, texts: Sequence[tuple[int, str, str]]) -> None:
+    """Save the text streamed so far of several answers: ``(message_id, content, reasoning)`` each.
+
+    An answer that became final meanwhile is skipped, not an error: its final text is already stored.
+    """
+    if not texts:
+        return
+    statement = (
+        update(MESSAGES)
+        .where(MESSAGES.c.id == bindparam("message_id"), MESSAGES.c.status == "streaming")
+        .values(content=bindparam("new_content"), reasoning=bindparam("new_reasoning"), updated_at=now())
+    )
+    rows = [{"message_id": i, "new_content": c, "new_reasoning": r} for i, c, r in texts]
+    conn.execute(statement, rows)
 
 
 def record_context(

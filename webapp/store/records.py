@@ -45,6 +45,26 @@ class AttachmentInfo:
 
 
 @dataclass(frozen=True)
+class RailEventIn:
+    """A rail verdict to store with a message."""
+
+    stage: str
+    rail: str
+    decision: str
+    reason: str
+    latency_ms: float
+
+
+@dataclass(frozen=True)
+class ContextIn:
+    """Which messages (in order) the model saw for an answer, and their token count."""
+
+    message_ids: tuple[int, ...]
+    tokens: int
+    dropped: int
+
+
+@dataclass(frozen=True)
 class RailEventInfo:
     id: int
     message_id: int

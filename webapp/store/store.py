@@ -25,9 +25,11 @@ from webapp.store.reads import load_messages
 from webapp.store.records import (
     AttachmentIn,
     Client,
+    ContextIn,
     FinalStatus,
     MessageInfo,
     MessageRole,
+    RailEventIn,
     SessionInfo,
     StoreError,
 )
@@ -158,6 +160,41 @@ class Store:
                 conn, message_id, attachments=attachments, status=status, error=error
             )
 
+    def add_answer(
+        self,
+        session_id: str,
+        *,
+        context: ContextIn,
+        mode: str | None = None,
+        params: dict[str, Any] | None = None,
+        model: str | None = None,
+    ) -> int:
+        """A streaming assistant message and the context it is answered from, in one transaction."""
+        with self._write() as conn:
+            answer_id = message_rows.insert_message(
+                conn,
+                session_id,
+                role="assistant",
+                content="",
+                status="streaming",
+                reasoning="",
+                mode=mode,
+                params=params,
+                model=model,
+                attachments=(),
+                error=None,
+            )
+            message_rows.record_context(
+                conn, answer_id, context.message_ids, tokens=context.tokens, dropped=context.dropped
+            )
+            return answer_id
+
+    def checkpoints(self, texts: Sequence[tuple[int, str, str]]) -> None:
+        """Save the text of several streaming answers, ``(message_id, content, reasoning)`` each, in one
+        transaction; answers that became final meanwhile are skipped."""
+        with self._write() as conn:
+            message_rows.checkpoint_many(conn, texts)
+
     def checkpoint(self, message_id: int, *, content: str, reasoning: str) -> None:
         """Save the text streamed so far; one small UPDATE, meant to be called every fraction of a second."""
         with self._write() as conn:
@@ -177,9 +214,12 @@ class Store:
         duration_ms: float | None = None,
         error: str | None = None,
         shown_content: str | None = None,
+        rail_events: Sequence[RailEventIn] = (),
     ) -> None:
-        """Give a streaming message its final status and its hash-chain link. Final messages never change."""
+        """Give a streaming message its final status and its hash-chain link, and store its rail verdicts,
+        in one transaction. Final messages never change."""
         with self._write() as conn:
+            message_rows.add_rail_events(conn, message_id, rail_events)
             message_rows.finish(
                 conn,
                 message_id,
@@ -216,6 +256,12 @@ class Store:
                 reason=reason,
                 latency_ms=latency_ms,
             )
+
+    def add_rail_events(self, message_id: int, events: Sequence[RailEventIn]) -> None:
+        """A message's rail verdicts, in one transaction."""
+        if events:
+            with self._write() as conn:
+                message_rows.add_rail_events(conn, message_id, events)
 
     def record_context(
         self, answer_id: int, message_ids: Sequence[int], *, tokens: int, dropped: int

@@ -10,14 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from webapp.guard.interface import Rails
-from webapp.guard.verdicts import RailOutcome, refusal_message
-from webapp.store import Store
+from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
+from webapp.store import ContextIn, RailEventIn, Store
+from webapp.turn.checkpoints import Checkpoints
 from webapp.turn.context import ContextResult
 from webapp.turn.events import (
     AnswerDelta,
@@ -43,7 +44,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RecordVerdicts = Callable[[int, Sequence[RailOutcome]], Awaitable[None]]
+ObserveVerdicts = Callable[[Sequence[RailOutcome]], None]
+
+
+def rail_events(outcomes: Sequence[RailOutcome]) -> list[RailEventIn]:
+    return [RailEventIn(o.stage, o.rail, o.decision, o.reason, o.latency_ms) for o in outcomes]
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,8 @@ class AnswerStep:
     guard: Rails
     profile: Profile
     served_model: str
-    checkpoint_interval_s: float
-    record_verdicts: RecordVerdicts  # stores a message's rail verdicts (and tells metrics)
+    checkpoints: Checkpoints  # shared by all answers: one write per interval for all of them
+    observe_verdicts: ObserveVerdicts  # tells metrics about the verdicts stored with the answer
 
     async def stream(
         self, session_id: str, request: TurnRequest, context: ContextResult, max_tokens: int
@@ -68,21 +73,12 @@ class AnswerStep:
         """
         sampling = self.profile.sampling_for(request.mode, request.sampling)
         answer_id = await asyncio.to_thread(
-            self.store.add_message,
+            self.store.add_answer,
             session_id,
-            role="assistant",
-            content="",
-            status="streaming",
+            context=ContextIn(tuple(context.message_ids), context.tokens, context.dropped),
             mode=request.mode,
             params={**sampling, "max_tokens": max_tokens},
             model=self.served_model,
-        )
-        await asyncio.to_thread(
-            self.store.record_context,
-            answer_id,
-            context.message_ids,
-            tokens=context.tokens,
-            dropped=context.dropped,
         )
         answer = Transcript()
         result = StreamResult()
@@ -140,7 +136,6 @@ class AnswerStep:
         finally:
             await stream.aclose()
             if done is None or done.status != "blocked":
-                await asyncio.shield(self.record_verdicts(answer_id, verdicts))
                 await asyncio.shield(
                     self._finish(
                         answer_id,
@@ -149,6 +144,7 @@ class AnswerStep:
                         result,
                         started,
                         error=done.message if done and status == "error" else None,
+                        verdicts=verdicts,
                     )
                 )
         yield done
@@ -161,11 +157,12 @@ class AnswerStep:
         started: float,
         verdicts: list[RailOutcome],
     ) -> TurnDone:
-        await self.record_verdicts(answer_id, verdicts if rail in verdicts else [*verdicts, rail])
+        events = self._verdicts(answer_id, verdicts if rail in verdicts else [*verdicts, rail])
         # The blocked text stays stored for reviewers; the chatter saw only what passed, now retracted.
         await asyncio.to_thread(
             self.store.finish_message,
             answer_id,
+            rail_events=events,
             status="blocked",
             content=answer.raw_answer,
             reasoning=answer.raw_reasoning,
@@ -218,10 +215,14 @@ class AnswerStep:
         result: StreamResult,
         started: float,
         error: str | None,
+        verdicts: Sequence[RailOutcome],
     ) -> None:
+        """The final status, text and rail verdicts: one transaction."""
+        events = self._verdicts(answer_id, verdicts)
         await asyncio.to_thread(
             self.store.finish_message,
             answer_id,
+            rail_events=events,
             status=status,
             content=answer.raw_answer,
             reasoning=answer.raw_reasoning,
@@ -235,12 +236,14 @@ class AnswerStep:
         )
 
     async def _maybe_checkpoint(self, answer_id: int, answer: Transcript) -> None:
-        now = time.monotonic()
-        if now - answer.last_checkpoint >= self.checkpoint_interval_s:
-            answer.last_checkpoint = now
-            await asyncio.to_thread(
-                self.store.checkpoint, answer_id, content=answer.raw_answer, reasoning=answer.raw_reasoning
-            )
+        await self.checkpoints.note(answer_id, answer.raw_answer, answer.raw_reasoning)
+
+    def _verdicts(self, answer_id: int, verdicts: Sequence[RailOutcome]) -> list[RailEventIn]:
+        """What is stored with the final answer (nothing more is checkpointed for it) and told to metrics."""
+        self.checkpoints.forget(answer_id)
+        summary = summarise_verdicts(verdicts)
+        self.observe_verdicts(summary)
+        return rail_events(summary)
 
 
 async def _filtered(
@@ -263,7 +266,6 @@ class Transcript:
     ttft_ms: float | None = None
     reasoning_started: float | None = None
     reasoning_ended: float | None = None
-    last_checkpoint: float = 0.0
 
     def add(self, delta: Delta, started: float) -> None:
         now = time.monotonic()

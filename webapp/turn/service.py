@@ -24,7 +24,8 @@ from webapp.guard.interface import Rails
 from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
 from webapp.media.describe import describe_image
 from webapp.store import Store
-from webapp.turn.answer import AnswerStep
+from webapp.turn.answer import AnswerStep, rail_events
+from webapp.turn.checkpoints import Checkpoints
 from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.turn.events import (
     ContextInfo,
@@ -56,6 +57,10 @@ class ChatService:
     served_model: str
     options: TurnOptions  # limits and switches, from Settings
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
+
+    @functools.cached_property
+    def _checkpoints(self) -> Checkpoints:
+        return Checkpoints(self.store, self.options.checkpoint_interval_s)
 
     @property
     def sessions(self) -> ChatSessions:
@@ -143,8 +148,8 @@ class ChatService:
             guard=self.guard,
             profile=self.profile,
             served_model=self.served_model,
-            checkpoint_interval_s=self.options.checkpoint_interval_s,
-            record_verdicts=self._store_rail_events,
+            checkpoints=self._checkpoints,
+            observe_verdicts=self.observer.rails if self.observer is not None else _ignore_verdicts,
         )
         async with aclosing(answer.stream(session_id, request, context, max_tokens)) as events:
             async for event in events:
@@ -263,22 +268,10 @@ class ChatService:
 
     async def _store_rail_events(self, message_id: int, outcomes: Sequence[RailOutcome]) -> None:
         outcomes = summarise_verdicts(outcomes)
-
-        def write() -> None:
-            for o in outcomes:
-                self.store.add_rail_event(
-                    message_id,
-                    stage=o.stage,
-                    rail=o.rail,
-                    decision=o.decision,
-                    reason=o.reason,
-                    latency_ms=o.latency_ms,
-                )
-
         if self.observer is not None:
             self.observer.rails(outcomes)
         if outcomes:
-            await asyncio.to_thread(write)
+            await asyncio.to_thread(self.store.add_rail_events, message_id, rail_events(outcomes))
 
     async def _store_answer_error(
         self, session_id: str, user_id: int, message: str, request: TurnRequest
@@ -296,6 +289,10 @@ class ChatService:
 
 
 def _ignore(event: TurnEvent) -> None:
+    pass
+
+
+def _ignore_verdicts(outcomes: Sequence[RailOutcome]) -> None:
     pass
 
 
