@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import RAILS_DIR
+from tests.support.paths import RAILS_DIR, ROOT
 from tests.support.scripted_upstream import ScriptedUpstream
 from tests.support.service import TEST_ALLOWLIST
 from tests.support.threaded_server import ThreadedServer
@@ -24,7 +24,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SHOTS = Path(os.environ.get("RAILCHAT_SCREENSHOTS", "/tmp/railchat-screenshots"))
+# Screenshots are test artifacts (gitignored); README's pictures are refreshed from them.
+SHOTS = Path(os.environ.get("RAILCHAT_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
+VIEWPORTS = {"desktop": {"width": 1200, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -75,14 +77,56 @@ def browser():
         instance.close()
 
 
-@pytest.fixture
-def page(browser, app_url: str):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    page = context.new_page()
-    page.goto(app_url)
-    page.wait_for_selector("#input textarea", timeout=30_000)
+@pytest.fixture(params=list(VIEWPORTS))
+def page(request: pytest.FixtureRequest, browser, app_url: str):
+    """A fresh visitor (own browser storage) at desktop and at phone width."""
+    page = open_page(browser, app_url, request.param)
     yield page
-    context.close()
+    page.context.close()
+
+
+def open_page(browser, url: str, width: str = "desktop", scheme: str = "light"):
+    context = browser.new_context(viewport=VIEWPORTS[width], color_scheme=scheme)
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("#input textarea", timeout=30_000)
+    wait_loaded(page)
+    return page
+
+
+def wait_loaded(page, timeout_ms: int = 30_000) -> None:
+    """Until the page's load event (owner, the chat named in the URL, the chat list) has finished."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#notice [data-testid=status-tracker], "
+        "#chatbot [data-testid=status-tracker]')].every(t => t.classList.contains('hide'))",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)
+
+
+def is_phone(page) -> bool:
+    return page.viewport_size["width"] <= 768
+
+
+def open_sidebar(page) -> None:
+    """On a phone the sidebar waits behind its toggle."""
+    if page.locator("#sidebar.open").count() == 0:
+        page.locator("#sidebar > button").first.click()
+        page.wait_for_timeout(400)
+
+
+def close_sidebar(page) -> None:
+    if is_phone(page) and page.locator("#sidebar.open").count():
+        page.locator("#sidebar > button").first.click()
+        page.wait_for_timeout(400)
+
+
+def pick_chat(page, title: str) -> None:
+    open_sidebar(page)
+    page.locator("#sessions label", has_text=title).first.click()
+    page.wait_for_timeout(800)
+    close_sidebar(page)
 
 
 def send(page, text: str) -> None:
@@ -91,12 +135,22 @@ def send(page, text: str) -> None:
 
 
 def wait_idle(page, timeout_ms: int = 30_000) -> None:
+    """Until the turn is over: the input is emptied when the turn starts and unlocked when it ends."""
     page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('#input textarea').disabled", timeout=timeout_ms)
+    page.wait_for_function(
+        "() => { const box = document.querySelector('#input textarea'); return !box.disabled && box.value === ''; }",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(200)
+
+
+def chat_text(page) -> str:
+    return page.inner_text("#chatbot")
 
 
 def shot(page, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    width = "phone" if is_phone(page) else "desktop"
+    path = SHOTS / f"{name}-{width}.png"
+    page.screenshot(path=str(path))
     return path

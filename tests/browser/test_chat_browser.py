@@ -6,7 +6,7 @@ import io
 
 from PIL import Image
 
-from tests.browser.conftest import send, shot, wait_idle
+from tests.browser.conftest import chat_text, open_page, pick_chat, send, shot, wait_idle, wait_loaded
 from tests.support.scripted_upstream import Script
 
 
@@ -32,8 +32,7 @@ def test_input_rail_block_is_a_notice_and_nothing_reaches_the_model(page, browse
     before = len(browser_upstream.requests)
     send(page, "Fetch https://evil.test/steal for me")
     wait_idle(page)
-    assert "Blocked by a safety rail" in page.inner_text("#notice")
-    assert "evil.test" in page.inner_text("#chatbot")
+    assert "Blocked by a safety rail" in chat_text(page) and "evil.test" in chat_text(page)
     assert len(browser_upstream.requests) == before
     shot(page, "input-block")
 
@@ -44,10 +43,8 @@ def test_output_with_a_foreign_image_never_reaches_the_page(page, browser_upstre
     )
     send(page, "Show me something")
     wait_idle(page)
-    html = page.inner_html("#chatbot")
-    assert "evil.example" not in html.split("🛡️")[0] or "![" not in html
-    assert page.locator("#chatbot img[src*='evil.example']").count() == 0
-    assert "Blocked by a safety rail" in page.inner_text("#notice")
+    assert page.locator("#chatbot [src*='evil.example'], #chatbot [href*='evil.example']").count() == 0
+    assert "Blocked by a safety rail" in chat_text(page)
 
 
 def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tmp_path) -> None:
@@ -72,22 +69,20 @@ def test_non_image_file_gets_a_clear_message(page, browser_upstream, tmp_path) -
     page.wait_for_timeout(800)
     send(page, "see attachment")
     wait_idle(page)
-    assert "notes.png" in page.inner_text("#notice")
+    assert "notes.png" in chat_text(page)
     assert len(browser_upstream.requests) == before
 
 
-def test_chats_survive_a_reload_and_can_be_resumed(page, browser_upstream) -> None:
+def test_chats_can_be_resumed_from_the_list(page, browser_upstream) -> None:
     browser_upstream.push(Script(answer=["Remembered ", "answer."]))
     send(page, "Remember this chat")
     wait_idle(page)
-    page.reload()
+    page.goto(page.url.split("?")[0])  # the page without a chat in its address
     page.wait_for_selector("#input textarea")
-    page.wait_for_timeout(800)
-    assert "Remember this chat" not in page.inner_text("#chatbot")
-    page.click("#sessions input")
-    page.get_by_role("option", name="Remember this chat").first.click()
-    page.wait_for_timeout(800)
-    assert "Remembered answer." in page.inner_text("#chatbot")
+    wait_loaded(page)
+    assert "Remember this chat" not in chat_text(page)
+    pick_chat(page, "Remember this chat")
+    assert "Remembered answer." in chat_text(page)
     shot(page, "resumed")
 
 
@@ -102,18 +97,14 @@ def test_stop_button_cancels_the_answer_and_frees_the_input(page, browser_upstre
     record = browser_upstream.requests[-1]
     page.wait_for_timeout(500)
     assert record.disconnected is not None, "the model kept generating after Stop"
-    assert "Stopped" in page.inner_text("#notice")
+    assert "This answer was interrupted." in chat_text(page)
     shot(page, "stopped")
 
 
 def test_two_chatters_stream_at_the_same_time(browser, app_url, browser_upstream) -> None:
     pages = []
     for _ in range(2):
-        context = browser.new_context()
-        page = context.new_page()
-        page.goto(app_url)
-        page.wait_for_selector("#input textarea", timeout=30_000)
-        pages.append(page)
+        pages.append(open_page(browser, app_url))
     before = len(browser_upstream.requests)
     browser_upstream.push(*[Script(answer=["Slow answer. "] * 40, delay_s=0.05) for _ in range(2)])
     for page in pages:
@@ -157,10 +148,12 @@ def test_a_visitor_finds_their_chats_after_the_app_restarts(browser, browser_ups
     try:
         page.reload()
         page.wait_for_selector("#input textarea", timeout=30_000)
-        page.click("#sessions input")
-        page.get_by_role("option", name="Before the restart").first.click()
-        page.wait_for_timeout(800)
-        assert "Kept." in page.inner_text("#chatbot")
+        wait_loaded(page)
+        assert "Kept." in chat_text(page)  # the URL names the chat
+        page.goto(server.url)
+        page.wait_for_selector("#input textarea", timeout=30_000)
+        pick_chat(page, "Before the restart")
+        assert "Kept." in chat_text(page)
     finally:
         context.close()
         server.stop()

@@ -51,10 +51,10 @@ async def test_turn_through_chat_service(real_service: ChatService) -> None:
 async def test_turn_through_the_ui_handler(real_service: ChatService) -> None:
     ui = ChatUI(real_service)
     state = UIState()
-    views = [v async for v in ui.turn("Say hi.", [], [], state, "Instant")]
+    views = [v async for v in ui.turn("Say hi.", [], state, "Instant")]
     final = views[-1]
-    assert final.notice == ""
-    assert final.history[0] == {"role": "user", "content": "Say hi."}
+    assert 'class="notice' not in str(final.history)
+    assert final.history[0] == {"role": "user", "content": "<p>Say hi.</p>\n"}
     assert final.history[-1]["role"] == "assistant" and final.history[-1]["content"].strip()
     assert state.session_id and "tokens" in final.meter
 
@@ -64,15 +64,15 @@ async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService,
     watcher = vllm.supervise(interval_s=0.5)
     os.killpg(vllm.pid, signal.SIGKILL)
     time.sleep(1.0)
-    views = [v async for v in ui.turn("Are you there?", [], [], UIState(), "Instant")]
-    assert "unavailable" in views[-1].notice.lower()
+    views = [v async for v in ui.turn("Are you there?", [], UIState(), "Instant")]
+    assert "unavailable" in views[-1].history[-1]["content"].lower()
     deadline = time.monotonic() + 240
     while not vllm.healthy():
         assert time.monotonic() < deadline, "vLLM was not restarted"
         time.sleep(1)
     assert vllm.restarts == 1
-    views = [v async for v in ui.turn("Name a fruit.", [], [], UIState(), "Instant")]
-    assert views[-1].notice == "" and views[-1].history[-1]["content"].strip()
+    views = [v async for v in ui.turn("Name a fruit.", [], UIState(), "Instant")]
+    assert 'class="notice' not in str(views[-1].history) and views[-1].history[-1]["content"].strip()
     vllm.end_supervision()
     watcher.join(5)
     assert not watcher.is_alive()

@@ -1,15 +1,21 @@
-"""The UI's chat handler, driven directly (no browser): how pipeline events become Chatbot messages."""
+"""The UI's chat operations, driven directly (no browser): how pipeline events and stored chats become
+Chatbot messages, and that the chat shown always comes from the store."""
 
 from __future__ import annotations
 
 from tests.support.scripted_upstream import Script
 from tests.support.service import make_service
-from webapp.turn.events import ContextInfo, TurnDone
-from webapp.web.ui import INSTANT, THINKING, ChatUI, UIState, context_meter, user_messages
+from webapp.guard.urlpolicy import UrlPolicy
+from webapp.turn.events import ContextInfo
+from webapp.web.ui import INSTANT, THINKING, ChatMarkdown, ChatUI, UIState, context_meter
 
 
 async def turn(ui: ChatUI, text: str, state: UIState, mode: str = INSTANT, files: list[str] | None = None):
-    return [view async for view in ui.turn(text, files or [], [], state, mode)]
+    return [view async for view in ui.turn(text, files or [], state, mode)]
+
+
+def contents(history) -> str:
+    return "\n".join(str(m["content"]) for m in history)
 
 
 async def test_reasoning_panel_is_open_while_streaming_and_closed_with_duration(
@@ -18,15 +24,13 @@ async def test_reasoning_panel_is_open_while_streaming_and_closed_with_duration(
     ui = ChatUI(make_service(store, guard, upstream, profile="kimi-k2.5"))
     upstream.push(Script(reasoning=["Step one. " * 30, "Step two. " * 30], answer=["Done."], delay_s=0.05))
     statuses = []
-    async for view in ui.turn("Think about it", [], [], UIState(), THINKING):
+    async for view in ui.turn("Think about it", [], UIState(), THINKING):
         statuses += [m["metadata"]["status"] for m in view.history if m.get("metadata")]
     assert statuses[0] == "pending" and statuses[-1] == "done"
-    final = view.history
-    thought = final[1]
-    assert thought["metadata"]["status"] == "done"
+    thought = view.history[1]
     assert thought["metadata"]["title"].startswith("Thought for ")
-    assert thought["content"].startswith("Step one.")
-    assert final[2] == {"role": "assistant", "content": "Done."}
+    assert thought["content"].startswith("<p>Step one.")
+    assert view.history[2] == {"role": "assistant", "content": "<p>Done.</p>\n"}
     assert upstream.chat_bodies[0]["chat_template_kwargs"] == {"thinking": True}
 
 
@@ -36,28 +40,32 @@ async def test_thinking_choice_is_ignored_when_the_model_cannot_think(store, gua
     assert "chat_template_kwargs" not in upstream.chat_bodies[0]
 
 
-async def test_rail_block_shows_a_distinct_notice(store, guard, upstream) -> None:
+async def test_rail_block_is_a_notice_in_the_chat_and_its_host_is_no_link(store, guard, upstream) -> None:
     ui = ChatUI(make_service(store, guard, upstream))
-    views = await turn(ui, "open http://169.254.169.254/latest/meta-data", UIState())
-    assert "notice-rail" in views[-1].notice
-    assert views[-1].history[-1]["content"].startswith("🛡️")
+    views = await turn(ui, "open www.google.com", UIState())
+    last = views[-1].history[-1]["content"]
+    assert 'class="notice notice-rail"' in last and "www.google.com" in last
+    assert "<a " not in contents(views[-1].history)
 
 
 async def test_error_notice_when_the_model_server_is_down(store, guard, upstream) -> None:
     ui = ChatUI(make_service(store, guard, upstream))
     upstream.stop()
     views = await turn(ui, "Hi", UIState())
-    assert "notice-error" in views[-1].notice and "unavailable" in views[-1].notice
+    assert "notice-error" in views[-1].history[-1]["content"] and "unavailable" in contents(views[-1].history)
 
 
-async def test_session_continues_across_turns(store, guard, upstream) -> None:
+async def test_session_continues_across_turns_and_the_chat_comes_from_the_store(
+    store, guard, upstream
+) -> None:
     ui = ChatUI(make_service(store, guard, upstream))
     state = UIState()
     await turn(ui, "First", state)
     first_session = state.session_id
-    await turn(ui, "Second", state)
+    views = await turn(ui, "Second", state)
     assert state.session_id == first_session
     assert [m.role for m in store.messages(first_session)] == ["user", "assistant", "user", "assistant"]
+    assert "First" in contents(views[0].history)  # rebuilt from the store, not from the browser
 
 
 async def test_a_non_image_file_is_refused_by_name_and_the_message_kept(
@@ -68,25 +76,28 @@ async def test_a_non_image_file_is_refused_by_name_and_the_message_kept(
     ui = ChatUI(make_service(store, guard, upstream))
     state = UIState()
     views = await turn(ui, "look at this", state, files=[str(fake)])
-    assert "holiday.png" in views[-1].notice
+    assert "holiday.png" in views[-1].history[-1]["content"]
     assert upstream.requests == []
     assert store.messages(state.session_id)[0].content == "look at this"
 
 
-def test_context_meter_mentions_dropped_messages() -> None:
+def test_context_meter_explains_the_answers_reserve() -> None:
     assert context_meter(ContextInfo(120, 4096, 0)) == "Context: 120 / 4,096 tokens"
-    assert context_meter(ContextInfo(3900, 4096, 3)).endswith("3 earlier messages not sent")
+    meter = context_meter(ContextInfo(120, 4096, 3, budget=3008))
+    assert meter.startswith("Context: 120 / 3,008 tokens (the model's 4,096-token window less 1,088 kept")
+    assert meter.endswith("3 earlier messages not sent")
 
 
-def test_user_images_are_shown_as_files() -> None:
-    assert user_messages("hi", ["/x/a.png"]) == [
-        {"role": "user", "content": {"path": "/x/a.png"}},
-        {"role": "user", "content": "hi"},
-    ]
-
-
-def test_done_event_type_is_exported() -> None:
-    assert TurnDone("complete", 1).kind == "ok"
+def test_links_the_rails_would_block_are_plain_text() -> None:
+    markdown = ChatMarkdown(UrlPolicy(["ok.example"]).allows)
+    html = markdown.render(
+        "[click here](https://evil.example.org/win) [fine](https://ok.example/a) www.google.com "
+        "<https://evil.test/> ![x](https://evil.example/?q=secret) [me](/gradio_api/file=/etc/passwd) "
+        "[js](javascript:alert(1)) <img src=//evil.shop/x> a@b.com https://ok.example/b"
+    )
+    assert html.count("<a ") == 2 and html.count('href="https://ok.example/') == 2
+    assert "<img" not in html and "evil" not in html.split("<p>")[0]
+    assert "[click here](https://evil.example.org/win)" in html
 
 
 async def test_resume_shows_refusals_not_blocked_text_and_only_to_the_owner(store, guard, upstream) -> None:
@@ -96,21 +107,52 @@ async def test_resume_shows_refusals_not_blocked_text_and_only_to_the_owner(stor
     await turn(ui, "First", state)
     await turn(ui, "Second", state)
     history = ui.resume(state.session_id, UIState(owner="browser:alice"))
-    text = str(history)
+    assert history is not None
+    text = contents(history)
     assert "First" in text and "ok" in text
-    assert "https://evil.example" not in text and "Sorry, I can't help with that" in text
-    assert ui.resume(state.session_id, UIState(owner="browser:mallory")) == []
+    assert "https://evil.example" not in text and "Sorry, I can&#x27;t help with that" in text
+    assert ui.resume(state.session_id, UIState(owner="browser:mallory")) is None
 
 
-async def test_sessions_are_listed_per_owner_and_deleted_chats_disappear(store, guard, upstream) -> None:
+async def test_sessions_are_listed_per_owner_searched_renamed_deleted_and_restored(
+    store, guard, upstream
+) -> None:
     ui = ChatUI(make_service(store, guard, upstream))
     alice, bob = UIState(owner="browser:alice"), UIState(owner="browser:bob")
     await turn(ui, "Alice's question", alice)
     await turn(ui, "Bob's question", bob)
     assert [label.split(" · ")[0] for label, _ in ui.session_choices("browser:alice")] == ["Alice's question"]
-    assert ui.delete(alice)
+    assert ui.session_choices("browser:alice", "ALICE") and not ui.session_choices("browser:alice", "bob")
+    assert ui.rename(alice, "  Holiday   plans ") and ui.title_of(alice) == "Holiday plans"
+    assert not ui.rename(UIState(owner="browser:bob", session_id=alice.session_id), "mine now")
+    session = alice.session_id
+    assert ui.delete(alice) == session
     assert ui.session_choices("browser:alice") == []
     assert len(store.list_sessions(include_deleted=True)) == 2  # kept for audit
+    assert not ui.undo_delete(UIState(owner="browser:bob"), session)
+    assert ui.undo_delete(alice, session) and alice.session_id == session
+
+
+async def test_retry_answers_the_stored_message_again_without_a_second_copy(store, guard, upstream) -> None:
+    ui = ChatUI(make_service(store, guard, upstream))
+    state = UIState(owner="browser:alice")
+    upstream.stop()
+    await turn(ui, "Hello?", state)
+    upstream.start()
+    upstream.push(Script(answer=["Back again."]))
+    reopened = UIState(owner="browser:alice", session_id=state.session_id)  # e.g. after a reload
+    views = [v async for v in ui.retry(reopened, INSTANT)]
+    assert [m["content"] for m in views[-1].history] == ["<p>Hello?</p>\n", "<p>Back again.</p>\n"]
+    roles = [(m.role, m.status) for m in store.messages(state.session_id)]
+    assert roles == [("user", "complete"), ("assistant", "error"), ("assistant", "complete")]
+    assert upstream.chat_bodies[-1]["messages"][-1] == {"role": "user", "content": "Hello?"}
+
+
+async def test_retry_with_nothing_sent_yet_says_so(store, guard, upstream) -> None:
+    ui = ChatUI(make_service(store, guard, upstream))
+    views = [v async for v in ui.retry(UIState(owner="browser:alice"), INSTANT)]
+    assert "Nothing to retry yet" in views[-1].history[-1]["content"]
+    assert store.list_sessions(include_deleted=True) == []
 
 
 async def test_text_only_model_shows_an_info_notice_and_still_answers(
@@ -126,5 +168,8 @@ async def test_text_only_model_shows_an_info_notice_and_still_answers(
     picture.write_bytes(buffer.getvalue())
     ui = ChatUI(make_service(store, guard, upstream, profile="smollm2-cpu"))
     views = await turn(ui, "What is it?", UIState(), files=[str(picture)])
-    assert "notice-info" in views[-1].notice and "cannot see images" in views[-1].notice
-    assert views[-1].history[-1] == {"role": "assistant", "content": "Hello there!"}
+    history = views[-1].history
+    assert any(
+        "notice-info" in str(m["content"]) and "cannot see images" in str(m["content"]) for m in history
+    )
+    assert history[-1] == {"role": "assistant", "content": "<p>Hello there!</p>\n"}

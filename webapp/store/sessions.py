@@ -102,6 +102,20 @@ def soft_delete(conn: Connection, session_id: str, *, owner: str) -> bool:
     return result.rowcount == 1
 
 
+def restore(conn: Connection, session_id: str, *, owner: str) -> bool:
+    result = conn.execute(
+        update(SESSIONS)
+        .where(SESSIONS.c.id == session_id, SESSIONS.c.owner == owner)
+        .where(SESSIONS.c.deleted_at.is_not(None))
+        .values(deleted_at=None)
+    )
+    return result.rowcount == 1
+
+
+def set_title(conn: Connection, session_id: str, title: str | None) -> None:
+    conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(title=title))
+
+
 def purge_before(conn: Connection, cutoff: datetime) -> int:
     """Delete every session (deleted or not) without activity since `cutoff`, and blobs nobody uses any more."""
     session_ids = list(

@@ -114,6 +114,15 @@ class Store:
         with self._write() as conn:
             return sessions.purge_before(conn, sessions.now() - timedelta(days=days))
 
+    def restore(self, session_id: str, *, owner: str) -> bool:
+        """Undo a soft delete by the owner. False if not theirs or not deleted."""
+        with self._write() as conn:
+            return sessions.restore(conn, session_id, owner=owner)
+
+    def set_title(self, session_id: str, title: str | None) -> None:
+        with self._write() as conn:
+            sessions.set_title(conn, session_id, title)
+
     # messages ------------------------------------------------------------------------------------------
 
     def add_message(

@@ -88,11 +88,18 @@ class ContextResult:
 class ContextTooLong(Exception):
     """The newest message alone does not fit; the text is meant for the user."""
 
-    def __init__(self, needed: int, limit: int) -> None:
+    def __init__(self, needed: int, limit: int, window: int | None = None) -> None:
         self.needed = needed
         self.limit = limit
+        # The limit is the model's window less what is kept free for the answer: say so, or the two numbers
+        # a chatter sees (window and limit) look like a contradiction.
+        reserve = (
+            f" (the model's {window:,}-token window less {window - limit:,} kept for the answer)"
+            if window
+            else ""
+        )
         super().__init__(
-            f"The newest message alone needs {needed} tokens, but the limit is {limit} tokens. "
+            f"The newest message alone needs {needed:,} tokens, but the limit is {limit:,} tokens{reserve}. "
             "Shorten it or send fewer images."
         )
 
@@ -182,7 +189,7 @@ class ContextBuilder:
         if total > self.budget:
             newest = base + sum(e.cost for e in turns[-1]) if turns else base
             if newest > self.budget:
-                raise ContextTooLong(newest, self.budget)
+                raise ContextTooLong(newest, self.budget, self.max_model_len)
             total = await self._drop_old_images(turns[:-1], total, overhead, counter)
             while total > self.budget:
                 total -= sum(e.cost for e in turns.pop(0))

@@ -43,6 +43,8 @@ class TurnRequest:
     # Earlier turns a client resends with a new conversation (OpenAI-style APIs): stored before the new
     # message and checked by the input rails with it. Ignored when continuing a stored session.
     history: Sequence[tuple[Literal["user", "assistant"], str]] = ()
+    # Retry: answer the session's newest stored message again instead of a new one (text and images unused).
+    retry: bool = False
 
 
 # ---- what a caller receives ----------------------------------------------------------------------------
@@ -59,6 +61,8 @@ class ContextInfo:
     tokens: int
     max_model_len: int
     dropped: int
+    # What the conversation may use: the window less the answer's reserve (max_tokens) and a small margin.
+    budget: int | None = None
 
 
 @dataclass(frozen=True)

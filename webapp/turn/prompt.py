@@ -33,31 +33,37 @@ def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> 
     """Stored messages -> what the model may see: answered turns and the newest message, no reasoning.
 
     A turn whose answer failed, was blocked or interrupted is not sent again; neither is a rejected message.
+    The newest message is the one being answered, so none of its earlier answers is sent (Retry answers it
+    again); of an older turn answered more than once, the newest complete answer is sent.
     """
     usable: list[ContextMessage] = []
-    for index, message in enumerate(history):
-        following = history[index + 1] if index + 1 < len(history) else None
-        if message.role == "user" and message.status == "complete":
-            answered = (
-                following is not None and following.role == "assistant" and following.status == "complete"
-            )
-            if answered or following is None:
-                content = _user_content(message) if images else _described_content(message)
-                sizes = tuple((a.width, a.height) for a in message.attachments if a.data and not a.error)
-                usable.append(
-                    ContextMessage(message.id, "user", content, image_sizes=sizes if images else ())
-                )
-        elif (
-            message.role == "assistant"
-            and message.status == "complete"
-            and usable
-            and usable[-1].role == "user"
-        ):
-            if usable[-1].message_id == history[index - 1].id:
-                usable.append(
-                    ContextMessage(message.id, "assistant", neutralise_special_tokens(message.content))
-                )
+    turns = _turns(history)
+    for number, (user, answers) in enumerate(turns, start=1):
+        newest = number == len(turns)
+        answer = None if newest else next((a for a in reversed(answers) if a.status == "complete"), None)
+        if user.status != "complete" or (answer is None and not newest):
+            continue
+        content = _user_content(user) if images else _described_content(user)
+        sizes = tuple((a.width, a.height) for a in user.attachments if a.data and not a.error)
+        usable.append(ContextMessage(user.id, "user", content, image_sizes=sizes if images else ()))
+        if answer is not None:
+            usable.append(ContextMessage(answer.id, "assistant", neutralise_special_tokens(answer.content)))
     return usable
+
+
+def _turns(history: Sequence[MessageInfo]) -> list[tuple[MessageInfo, list[MessageInfo]]]:
+    """Each user message with the answers that followed it."""
+    turns: list[tuple[MessageInfo, list[MessageInfo]]] = []
+    for message in history:
+        if message.role == "user":
+            turns.append((message, []))
+        elif message.role == "assistant" and turns:
+            turns[-1][1].append(message)
+    return turns
+
+
+def _has_images(message: MessageInfo) -> bool:
+    return any(a.data and not a.error for a in message.attachments)
 
 
 def _user_content(message: MessageInfo) -> str | list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import asyncio
 import functools
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from webapp.guard.interface import Rails
@@ -30,6 +30,7 @@ from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.turn.events import (
     ContextInfo,
     FinalStatus,
+    ImageInput,
     InputError,
     Notice,
     SessionReady,
@@ -78,7 +79,12 @@ class ChatService:
     async def _turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         session_id = await self._session_for(request)
         # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
-        user_id, problem, prepared = await self._store_user_message(session_id, request)
+        # Retry answers the newest stored message again instead: nothing new is stored for the user.
+        if request.retry:
+            request, user_id, prepared = await self._stored_user_message(session_id, request)
+            problem = None
+        else:
+            user_id, problem, prepared = await self._store_user_message(session_id, request)
         yield SessionReady(session_id, user_id)
         if problem:
             yield TurnDone("error", None, problem, kind="error", code="invalid_request")
@@ -137,7 +143,7 @@ class ChatService:
             await self._store_answer_error(session_id, user_id, str(exc), request)
             yield TurnDone("error", None, str(exc), kind="error", code="context_too_long")
             return
-        yield ContextInfo(context.tokens, max_model_len, context.dropped)
+        yield ContextInfo(context.tokens, max_model_len, context.dropped, budget=context.budget)
 
         # 5-7. Stream, filter, persist.
         # aclosing: when the caller stops (UI stop button, API client gone) the inner stream is closed at
@@ -197,6 +203,26 @@ class ChatService:
         )
         return user_id, problem, prepared
 
+    async def _stored_user_message(
+        self, session_id: str, request: TurnRequest
+    ) -> tuple[TurnRequest, int, list[PreparedInput]]:
+        """Retry: the newest message of the session as stored (text and images), to be answered again."""
+        last = await asyncio.to_thread(self.sessions.last_user_message, request.owner, session_id)
+        if last is None:
+            raise InputError("Nothing to retry yet: send a message first.", code="nothing_to_retry")
+        if last.status != "complete":
+            raise InputError(last.error or "That message cannot be sent again.", code="invalid_request")
+        usable = [a for a in last.attachments if a.data and not a.error]
+        images = [ImageInput(a.data, name=f"image {n}") for n, a in enumerate(usable, start=1)]
+        prepared = await asyncio.to_thread(
+            prepare_images,
+            images,
+            max_pixels=self.profile.max_image_pixels,
+            max_bytes=self.options.max_image_bytes,
+            clahe=self.options.image_clahe,
+        )
+        return replace(request, text=last.content, images=images, image_urls=()), last.id, prepared
+
     async def _intake(self, request: TurnRequest) -> list[PreparedInput]:
         """Fetch allowlisted image URLs (the app fetches, never vLLM), then verify and prepare every image."""
         fetched = await fetch_image_urls(
@@ -211,13 +237,16 @@ class ChatService:
         )
 
     async def _session_for(self, request: TurnRequest) -> str:
+        if request.retry and not request.session_id:
+            raise InputError("Nothing to retry yet: send a message first.", code="nothing_to_retry")
         if request.session_id:
             info = await asyncio.to_thread(self.sessions.owned, request.owner, request.session_id)
             if info is None:
                 raise InputError("That chat session does not exist.", code="session_not_found")
             return info.id
         first_text = request.history[0][1] if request.history else request.text
-        title = (first_text.strip().splitlines() or ["Image chat"])[0][:80] or "Image chat"
+        fallback = "Image chat" if request.images or request.image_urls else "Untitled"
+        title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
         session_id = await asyncio.to_thread(
             self.store.create_session,
             owner=request.owner,

@@ -1,12 +1,14 @@
-"""A chatter's own sessions: list, open, delete. The one place the owner check and the chatter's view live.
+"""A chatter's own sessions: list, search, open, rename, delete and undo. The one place the owner check and
+the chatter's view of a stored chat live.
 
 The UI and the API reach stored sessions through here, never through the store directly, so "is this chat
-yours?" is answered once, and a reopened chat shows the same words (refusals instead of blocked text) the
-pipeline showed while it ran.
+yours?" is answered once, and a reopened chat shows the same words the pipeline showed while it ran:
+refusals instead of blocked text, and of an interrupted answer only what had passed the rails.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,6 +16,7 @@ from webapp.guard.verdicts import refusal_for
 from webapp.store import MessageInfo, SessionInfo, Store
 
 ShownKind = Literal["text", "image", "rail", "error", "stopped"]
+MAX_TITLE_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class ShownPart:
 class ChatSessions:
     store: Store
 
-    def owned(self, owner: str, session_id: str) -> SessionInfo | None:
+    def owned(self, owner: str, session_id: str | None) -> SessionInfo | None:
         """The session if it exists, is not deleted and belongs to ``owner``; else None (never say which)."""
         if not owner or not session_id:
             return None
@@ -39,21 +42,56 @@ class ChatSessions:
             return None
         return info
 
-    def recent(self, owner: str, *, limit: int = 50) -> list[SessionInfo]:
-        """Newest activity first."""
-        return self.store.list_sessions(owner=owner, limit=limit) if owner else []
+    def recent(self, owner: str, *, query: str = "", limit: int = 50) -> list[SessionInfo]:
+        """Newest activity first; ``query`` keeps the chats whose title contains it (any case)."""
+        if not owner:
+            return []
+        needle = query.strip().casefold()
+        sessions = self.store.list_sessions(owner=owner, limit=limit if not needle else 500)
+        return [s for s in sessions if needle in (s.title or "").casefold()][:limit]
 
-    def transcript(self, owner: str, session_id: str) -> list[ShownPart] | None:
+    def transcript(self, owner: str, session_id: str | None) -> list[ShownPart] | None:
         """The chat as its owner saw it, or None if it is not theirs."""
-        if self.owned(owner, session_id) is None:
+        if self.owned(owner, session_id) is None or session_id is None:
             return None
-        parts: list[ShownPart] = []
-        for message in self.store.messages(session_id):
-            parts.extend(shown_parts(message))
-        return parts
+        return chatter_view(self.store.messages(session_id))
+
+    def answering(self, owner: str, session_id: str | None) -> bool:
+        """Whether an answer in this chat is still being written (e.g. a stopped one not yet stored)."""
+        if self.owned(owner, session_id) is None or session_id is None:
+            return False
+        return any(m.status == "streaming" for m in self.store.messages(session_id))
+
+    def last_user_message(self, owner: str, session_id: str | None) -> MessageInfo | None:
+        """The newest message the owner sent in this chat (what Retry answers again)."""
+        if self.owned(owner, session_id) is None or session_id is None:
+            return None
+        users = [m for m in self.store.messages(session_id) if m.role == "user"]
+        return users[-1] if users else None
+
+    def rename(self, owner: str, session_id: str | None, title: str) -> bool:
+        title = " ".join(title.split())[:MAX_TITLE_CHARS]
+        if not title or self.owned(owner, session_id) is None or session_id is None:
+            return False
+        self.store.set_title(session_id, title)
+        return True
 
     def delete(self, owner: str, session_id: str | None) -> bool:
         return bool(session_id) and self.store.soft_delete(session_id or "", owner=owner)
+
+    def restore(self, owner: str, session_id: str | None) -> bool:
+        return bool(session_id) and self.store.restore(session_id or "", owner=owner)
+
+
+def chatter_view(messages: Sequence[MessageInfo]) -> list[ShownPart]:
+    """Stored messages as the chatter saw them. An answer replaced by Retry is left out (kept for audit)."""
+    parts: list[ShownPart] = []
+    for index, message in enumerate(messages):
+        following = messages[index + 1] if index + 1 < len(messages) else None
+        if message.role == "assistant" and following is not None and following.role == "assistant":
+            continue
+        parts.extend(shown_parts(message))
+    return parts
 
 
 def shown_parts(m: MessageInfo) -> list[ShownPart]:
@@ -71,9 +109,14 @@ def shown_parts(m: MessageInfo) -> list[ShownPart]:
         return [ShownPart("assistant", "rail", refusal_for(m.error or "a safety rail blocked it"))]
     if m.status == "error":
         return [ShownPart("assistant", "error", m.error or "This answer failed.")]
+    # An unfinished answer (stopped, cut by a crash, still streaming) may hold text the rails had not passed
+    # yet: only what the chatter was shown comes back. Its reasoning is not tracked that way, so it stays out.
+    complete = m.status == "complete"
+    content = m.content if complete else m.shown_content or ""
+    reasoning = m.reasoning if complete else ""
     out: list[ShownPart] = []
-    if m.content or m.reasoning:
-        out.append(ShownPart("assistant", "text", m.content, reasoning=m.reasoning))
+    if content or reasoning:
+        out.append(ShownPart("assistant", "text", content, reasoning=reasoning))
     if m.status == "interrupted":
         out.append(ShownPart("assistant", "stopped", "This answer was interrupted."))
     return out

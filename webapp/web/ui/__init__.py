@@ -4,7 +4,8 @@ HTML), ``state`` (who is chatting, which chat is open), ``tabs`` (the hook for t
 
 from webapp.web.ui.chat import ChatUI
 from webapp.web.ui.layout import INSTANT, THINKING
-from webapp.web.ui.render import context_meter, history_from_parts, user_messages
+from webapp.web.ui.markdown import ChatMarkdown
+from webapp.web.ui.render import ChatPainter, context_meter, notice_html
 from webapp.web.ui.state import UIState, owner_id
 from webapp.web.ui.stream import TurnView
 from webapp.web.ui.tabs import ExtraTab
@@ -12,12 +13,13 @@ from webapp.web.ui.tabs import ExtraTab
 __all__ = [
     "INSTANT",
     "THINKING",
+    "ChatMarkdown",
+    "ChatPainter",
     "ChatUI",
     "ExtraTab",
     "TurnView",
     "UIState",
     "context_meter",
-    "history_from_parts",
     "owner_id",
-    "user_messages",
+    "notice_html",
 ]

@@ -1,12 +1,15 @@
 """The Gradio chat UI: a thin adapter that turns ChatService events into Chatbot messages.
 
-``ChatUI`` holds the operations (a turn, the owner's session list, reopen, delete) with no Gradio types in or
-out, so tests drive them without a browser; ``handlers`` adapts them to Gradio events and ``layout`` places
-the components. Stored sessions are reached through ``ChatService.sessions``, which owns the owner check.
+``ChatUI`` holds the operations (a turn, retry, the owner's chat list, reopen, rename, delete and undo) with
+no Gradio types in or out, so tests drive them without a browser; ``handlers`` adapts them to Gradio events
+and ``layout`` places the components. Stored chats are reached through ``ChatService.sessions``, which owns
+the owner check; the chat shown is always rebuilt from the store, never taken from the browser.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -14,20 +17,17 @@ import gradio as gr
 
 from webapp.turn.events import InputError, TurnRequest
 from webapp.turn.service import ChatService
+from webapp.turn.sessions import ShownPart
 from webapp.upstream.profiles import Mode
 from webapp.web.ui.layout import THINKING, build_chat_layout
-from webapp.web.ui.render import (
-    Message,
-    header_html,
-    history_from_parts,
-    notice_html,
-    notice_message,
-    user_messages,
-)
+from webapp.web.ui.markdown import ChatMarkdown
+from webapp.web.ui.render import ChatPainter, Message, header_html
 from webapp.web.ui.state import UIState, new_owner_id, read_files
 from webapp.web.ui.stream import TurnRenderer, TurnView
 from webapp.web.ui.tabs import ExtraTab
 from webapp.web.uploads import is_upload
+
+LIST_TITLE_CHARS = 60
 
 
 class ChatUI:
@@ -52,15 +52,13 @@ class ChatUI:
         self.concurrency = concurrency
         self.queue_size = queue_size
         self.extra_tabs = tuple(extra_tabs)
+        self.painter = ChatPainter(ChatMarkdown(service.guard.allows_url))
 
-    # -- operations (no Gradio types in or out) ---------------------------------------------------------
+    # -- turns (no Gradio types in or out) ------------------------------------------------------------------
 
-    async def turn(
-        self, text: str, files: list[str], history: list[Message], state: UIState, mode: str
-    ) -> AsyncIterator[TurnView]:
+    async def turn(self, text: str, files: list[str], state: UIState, mode: str) -> AsyncIterator[TurnView]:
         state.owner = state.owner or new_owner_id()
-        state.last_text, state.last_files = text, tuple(files)
-        renderer = TurnRenderer(state, [*history, *user_messages(text, files)])
+        before = [*self.stored_history(state), *self.painter.user_turn(text, files)]
         request = TurnRequest(
             owner=state.owner,
             text=text,
@@ -69,51 +67,100 @@ class ChatUI:
             images=read_files(files),
             mode=self.mode_of(mode),
         )
+        async for view in self._run(request, TurnRenderer(state, self.painter, before)):
+            yield view
+
+    async def retry(self, state: UIState, mode: str) -> AsyncIterator[TurnView]:
+        """Answer the chat's newest message again; the answer it replaces stays stored for reviewers."""
+        parts = self.service.sessions.transcript(state.owner, state.session_id) or []
+        before = self.painter.stored(_without_last_answer(parts))
+        request = TurnRequest(
+            owner=state.owner,
+            text="",
+            client="ui",
+            session_id=state.session_id,
+            mode=self.mode_of(mode),
+            retry=True,
+        )
+        async for view in self._run(request, TurnRenderer(state, self.painter, before)):
+            yield view
+
+    async def _run(self, request: TurnRequest, renderer: TurnRenderer) -> AsyncIterator[TurnView]:
         try:
             async for event in self.service.run_turn(request):
-                final = renderer.apply(event)
-                yield final or renderer.view()
-                if final is not None:
+                view = renderer.apply(event)
+                yield view
+                if view.done:
                     return
         except InputError as exc:
-            renderer.history.append(notice_message("error", str(exc)))
-            yield renderer.view(notice_html("error", str(exc)))
+            yield renderer.fail(str(exc))
 
     async def browser_turn(
         self, text: str, files: list[str], state: UIState, mode: str
     ) -> AsyncIterator[TurnView]:
-        """A turn from an event payload: history from the store (the client's Chatbot value can name files),
-        files only if they were uploaded to this app."""
-        history = self.stored_history(state)
+        """A turn from an event payload: files only if they were uploaded to this app (an event can name any
+        path; see webapp/web/uploads.py)."""
         upload_dir = self.upload_dir
         if files and (upload_dir is None or not all(is_upload(f, upload_dir) for f in files)):
-            yield TurnView(history, notice_html("error", "Files must be uploaded through this page."), "")
+            renderer = TurnRenderer(state, self.painter, self.stored_history(state))
+            yield renderer.fail("Files must be uploaded through this page.")
             return
-        async for view in self.turn(text, files, history, state, mode):
+        async for view in self.turn(text, files, state, mode):
             yield view
-
-    def stored_history(self, state: UIState) -> list[Message]:
-        parts = self.service.sessions.transcript(state.owner, state.session_id) if state.session_id else None
-        return history_from_parts(parts) if parts else []
 
     def mode_of(self, mode: str) -> Mode:
         return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"
 
-    def session_choices(self, owner: str) -> list[tuple[str, str]]:
-        sessions = self.service.sessions.recent(owner)
-        return [(f"{(s.title or 'Untitled')[:48]} · {s.updated_at:%b %d %H:%M}", s.id) for s in sessions]
+    # -- the owner's chats --------------------------------------------------------------------------------------
 
-    def resume(self, session_id: str, state: UIState) -> list[Message]:
+    def stored_history(self, state: UIState) -> list[Message]:
+        """The open chat as its owner saw it, from the store; empty for a new chat."""
+        parts = self.service.sessions.transcript(state.owner, state.session_id)
+        return self.painter.stored(parts or [])
+
+    async def settled_history(
+        self, state: UIState, *, timeout_s: float = 5.0, poll_s: float = 0.1
+    ) -> list[Message]:
+        """The open chat once a stopped answer has been stored with its status (the cancelled turn stores it
+        in its clean-up, which may finish after the Stop event starts), so Stop shows what a reload shows."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and self.service.sessions.answering(state.owner, state.session_id):
+            await asyncio.sleep(poll_s)
+        return self.stored_history(state)
+
+    def session_choices(self, owner: str, query: str = "") -> list[tuple[str, str]]:
+        sessions = self.service.sessions.recent(owner, query=query)
+        return [
+            (f"{(s.title or 'Untitled')[:LIST_TITLE_CHARS]} · {s.updated_at:%b %d %H:%M}", s.id)
+            for s in sessions
+        ]
+
+    def resume(self, session_id: str, state: UIState) -> list[Message] | None:
+        """Open one of the owner's chats; None (and nothing changed) if it is not theirs."""
         parts = self.service.sessions.transcript(state.owner, session_id)
         if parts is None:
-            return []
+            return None
         state.session_id = session_id
-        return history_from_parts(parts)
+        return self.painter.stored(parts)
 
-    def delete(self, state: UIState) -> bool:
-        deleted = self.service.sessions.delete(state.owner, state.session_id)
+    def title_of(self, state: UIState) -> str:
+        info = self.service.sessions.owned(state.owner, state.session_id)
+        return (info.title or "") if info else ""
+
+    def rename(self, state: UIState, title: str) -> bool:
+        return self.service.sessions.rename(state.owner, state.session_id, title)
+
+    def delete(self, state: UIState) -> str | None:
+        """Delete the open chat; its id (for Undo) if it was deleted."""
+        deleted = state.session_id if self.service.sessions.delete(state.owner, state.session_id) else None
         state.session_id = None
         return deleted
+
+    def undo_delete(self, state: UIState, session_id: str) -> bool:
+        if not self.service.sessions.restore(state.owner, session_id):
+            return False
+        state.session_id = session_id
+        return True
 
     # -- Gradio ---------------------------------------------------------------------------------------------
 
@@ -123,13 +170,16 @@ class ChatUI:
         profile = self.service.profile
         with gr.Blocks(title=self.title) as demo:
             gr.HTML(header_html(self.title, self.service.served_model, profile.name))
-            if self.extra_tabs:
-                with gr.Tabs():
-                    with gr.Tab("Chat", id="chat"):
-                        layout = build_chat_layout(profile, browser_secret=self.browser_secret)
-                    tabs = [tab.build() for tab in self.extra_tabs]
-            else:
-                layout, tabs = build_chat_layout(profile, browser_secret=self.browser_secret), []
+            layout = build_chat_layout(
+                profile, browser_secret=self.browser_secret, tabbed=bool(self.extra_tabs)
+            )
+            tabs = [tab.build() for tab in self.extra_tabs]
             ChatHandlers(self, layout).wire(demo, list(zip(self.extra_tabs, tabs, strict=True)))
         demo.queue(default_concurrency_limit=self.concurrency, max_size=self.queue_size, api_open=False)
         return demo
+
+
+def _without_last_answer(parts: list[ShownPart]) -> list[ShownPart]:
+    """The chat up to the newest user message: what Retry answers again."""
+    last_user = max((n for n, p in enumerate(parts) if p.role == "user"), default=-1)
+    return parts[: last_user + 1]

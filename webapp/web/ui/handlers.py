@@ -1,7 +1,8 @@
 """Gradio events of the chat page, as typed methods over ``ChatUI``'s operations.
 
 Every handler settles the tab's owner first (signed-in name, else the browser's id): nothing a browser sends
-decides whose chats are read. Each returns the values of the outputs it is wired to, in that order.
+decides whose chats are read. No handler takes the Chatbot's value: the chat shown is rebuilt from the store.
+Each returns the values of the outputs it is wired to, in that order.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
-from webapp.web.ui.layout import ChatLayout
+from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
 from webapp.web.ui.render import notice_html
 from webapp.web.ui.state import UIState, current_state, owner_id
 from webapp.web.ui.tabs import ExtraTab
@@ -22,98 +23,170 @@ if TYPE_CHECKING:
 Outputs = tuple[Any, ...]
 
 
+def busy_box(*, clear: bool) -> dict[str, Any]:
+    """The input while an answer streams: locked, its one button a Stop button."""
+    if clear:
+        return gr.update(value=None, interactive=False, submit_btn=False, stop_btn=True)
+    return gr.update(interactive=False, submit_btn=False, stop_btn=True)
+
+
+def idle_box() -> dict[str, Any]:
+    """The input when idle: open, its one button a Send button."""
+    return gr.update(value=None, interactive=True, submit_btn=True, stop_btn=False)
+
+
 class ChatHandlers:
     def __init__(self, ui: ChatUI, layout: ChatLayout) -> None:
         self.ui = ui
         self.layout = layout
 
-    def _sessions_update(self, owner: str, value: str | None) -> dict[str, Any]:
-        return gr.update(choices=self.ui.session_choices(owner), value=value)
+    def _list(self, owner: str, value: str | None, query: str = "") -> dict[str, Any]:
+        choices = self.ui.session_choices(owner, query)
+        # Gradio refuses a value that is not among the choices (e.g. the open chat filtered out by a search).
+        return gr.update(choices=choices, value=value if any(id_ == value for _, id_ in choices) else None)
 
-    # -- handlers -------------------------------------------------------------------------------------------
+    def _opened(self, st: UIState) -> Outputs:
+        """Sidebar values for the open chat: list selection, title, chat id (mirrored into the URL)."""
+        return self._list(st.owner, st.session_id), self.ui.title_of(st), st.session_id or ""
 
-    def on_load(self, browser_id: str, request: gr.Request) -> Outputs:
+    # -- page and chat list ------------------------------------------------------------------------------
+
+    def on_load(self, browser_id: str, wanted: str, request: gr.Request) -> Outputs:
+        """Reopen the chat named in the URL (``/?chat=ID``) if it is this owner's; else a new chat."""
         who = owner_id(request, browser_id)
-        return who, UIState(owner=who), self._sessions_update(who, None)
+        st = UIState(owner=who)
+        wanted = wanted if isinstance(wanted, str) else ""
+        history = (self.ui.resume(wanted, st) if wanted else None) or []
+        notice = "" if not wanted or st.session_id else notice_html("error", "That chat was not found.")
+        return (who, st, history, notice, *self._opened(st))
+
+    def on_search(
+        self, query: str, state: UIState | None, browser_id: str, request: gr.Request
+    ) -> dict[str, Any]:
+        st = current_state(state, browser_id, request)
+        return self._list(st.owner, st.session_id, query)
+
+    def on_pick(
+        self, session_id: str | None, state: UIState | None, browser_id: str, request: gr.Request
+    ) -> Outputs:
+        st = current_state(state, browser_id, request)
+        history = self.ui.resume(session_id, st) if session_id and session_id != st.session_id else None
+        if history is None:
+            return gr.update(), st, gr.update(), gr.update(), *self._opened(st)
+        return history, st, "", "", *self._opened(st)
+
+    def on_new(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+        st = UIState(owner=current_state(state, browser_id, request).owner)
+        return [], st, "", "", *self._opened(st)
+
+    def on_rename(self, title: str, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+        st = current_state(state, browser_id, request)
+        self.ui.rename(st, title)
+        return st, *self._opened(st)
+
+    def on_delete(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+        st = current_state(state, browser_id, request)
+        deleted = self.ui.delete(st)
+        notice = notice_html("info", "Chat deleted." if deleted else "Nothing to delete yet.")
+        undo = gr.update(visible=deleted is not None, value="Undo delete")
+        return [], st, notice, "", *self._opened(st), undo, deleted or ""
+
+    def on_undo(self, deleted: str, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+        st = current_state(state, browser_id, request)
+        if not deleted or not self.ui.undo_delete(st, deleted):
+            return gr.update(), st, gr.update(), gr.update(), *self._opened(st), gr.update(visible=False)
+        return (
+            self.ui.stored_history(st),
+            st,
+            notice_html("info", "Chat restored."),
+            "",
+            *self._opened(st),
+            gr.update(visible=False),
+        )
+
+    # -- turns ---------------------------------------------------------------------------------------------------
 
     async def on_submit(
         self,
-        message: dict[str, Any],
+        message: dict[str, Any] | None,
         state: UIState | None,
         browser_id: str,
         mode: str,
         request: gr.Request,
     ) -> AsyncIterator[Outputs]:
         st = current_state(state, browser_id, request)
-        files = [f if isinstance(f, str) else f.get("path", "") for f in message.get("files", [])]
-        history = self.ui.stored_history(st)
-        yield gr.update(value=None, interactive=False), history, st, "", gr.update(), gr.update()
-        async for view in self.ui.browser_turn(message.get("text", "") or "", files, st, mode):
-            yield gr.update(), view.history, st, view.notice, view.meter, gr.update()
+        message = message if isinstance(message, dict) else {}
+        text = str(message.get("text") or "")
+        files = [f if isinstance(f, str) else str(f.get("path", "")) for f in message.get("files") or []]
+        unchanged = (gr.update(),) * 3
+        if not text.strip() and not files:
+            yield gr.update(), gr.update(), st, gr.update(), gr.update(), *unchanged
+            return  # nothing to send: no bubble, nothing stored
+        box, listed = busy_box(clear=True), False
+        async for view in self.ui.browser_turn(text, files, st, mode):
+            # The chat list and the URL follow as soon as the chat exists, not only when the answer is done.
+            sidebar = self._opened(st) if st.session_id and not listed else unchanged
+            listed = listed or bool(st.session_id)
+            yield box, view.history, st, "", view.meter, *sidebar
+            box = gr.update()
         yield (
-            gr.update(value=None, interactive=True),
+            idle_box(),
             gr.update(),
             st,
             gr.update(),
             gr.update(),
-            self._sessions_update(st.owner, st.session_id),
+            *self._opened(st),
         )
 
     async def on_retry(
         self, state: UIState | None, browser_id: str, mode: str, request: gr.Request
     ) -> AsyncIterator[Outputs]:
         st = current_state(state, browser_id, request)
-        if not st.last_text and not st.last_files:
-            yield gr.update(), st, notice_html("error", "Nothing to retry yet."), gr.update()
-            return
-        async for view in self.ui.browser_turn(st.last_text, list(st.last_files), st, mode):
-            yield view.history, st, view.notice, view.meter
+        box = busy_box(clear=False)
+        async for view in self.ui.retry(st, mode):
+            yield box, view.history, st, "", view.meter
+            box = gr.update()
+        yield idle_box(), gr.update(), st, gr.update(), gr.update()
 
-    def on_pick(
-        self, session_id: str | None, state: UIState | None, browser_id: str, request: gr.Request
-    ) -> Outputs:
+    async def on_stop(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+        """The answer is cancelled (``cancels=``); show the chat as stored, with "This answer was interrupted."."""
         st = current_state(state, browser_id, request)
-        if not session_id or session_id == st.session_id:
-            return gr.update(), st, gr.update()
-        return self.ui.resume(session_id, st), st, ""
-
-    def on_new(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request)
-        return [], UIState(owner=st.owner), "", "", gr.update(value=None)
-
-    def on_delete(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request)
-        deleted = self.ui.delete(st)
-        message = "Chat deleted." if deleted else "Nothing to delete yet."
-        return [], st, notice_html("info", message), "", self._sessions_update(st.owner, None)
-
-    def on_stop(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request)
-        return (
-            gr.update(interactive=True),
-            notice_html("stopped", "Stopped. What was shown is kept."),
-            self._sessions_update(st.owner, st.session_id),
-        )
+        return idle_box(), await self.ui.settled_history(st), st, *self._opened(st)
 
     # -- wiring -----------------------------------------------------------------------------------------------
 
     def wire(self, demo: gr.Blocks, tabs: Sequence[tuple[ExtraTab, gr.Tab]] = ()) -> None:
         c = self.layout
-        demo.load(self.on_load, [c.owner], [c.owner, c.state, c.sessions])
+        deleted = gr.State("")
+        opened = [c.sessions, c.title, c.chat_id]
+        demo.load(
+            self.on_load,
+            [c.owner, c.chat_id],
+            [c.owner, c.state, c.chatbot, c.notice, *opened],
+            js=READ_CHAT_FROM_URL,
+        )
+        demo.load(None, None, None, js=CLOSE_SIDEBAR_ON_PHONES)
         if tabs:
             demo.load(_tab_visibility(tabs), None, [tab for _, tab in tabs])
-        submit = c.box.submit(
-            self.on_submit,
-            [c.box, c.state, c.owner, c.mode],  # never the Chatbot's value: it is rebuilt from the store
-            [c.box, c.chatbot, c.state, c.notice, c.meter, c.sessions],
+        c.chat_id.change(None, [c.chat_id], None, js=SHOW_CHAT_IN_URL)
+        turn_outputs = [c.box, c.chatbot, c.state, c.notice, c.meter]
+        submit = c.box.submit(self.on_submit, [c.box, c.state, c.owner, c.mode], [*turn_outputs, *opened])
+        retry = c.retry.click(self.on_retry, [c.state, c.owner, c.mode], turn_outputs)
+        # Gradio cancels only after the Stop event's own function has run: cancel first, then read back.
+        stop = c.box.stop(None, None, None, cancels=[submit, retry])
+        stop.then(self.on_stop, [c.state, c.owner], [c.box, c.chatbot, c.state, *opened])
+        c.box.change(None, None, [c.notice], js="() => ''")  # typing clears an old notice (in the browser)
+        c.search.change(self.on_search, [c.search, c.state, c.owner], [c.sessions])
+        c.sessions.input(
+            self.on_pick, [c.sessions, c.state, c.owner], [c.chatbot, c.state, c.notice, c.meter, *opened]
         )
-        c.box.stop(self.on_stop, [c.state, c.owner], [c.box, c.notice, c.sessions], cancels=[submit])
-        c.retry.click(self.on_retry, [c.state, c.owner, c.mode], [c.chatbot, c.state, c.notice, c.meter])
-        c.sessions.input(self.on_pick, [c.sessions, c.state, c.owner], [c.chatbot, c.state, c.notice])
-        fresh = [c.chatbot, c.state, c.notice, c.meter, c.sessions]
+        fresh = [c.chatbot, c.state, c.notice, c.meter, *opened]
         c.new.click(self.on_new, [c.state, c.owner], fresh)
         c.chatbot.clear(self.on_new, [c.state, c.owner], fresh)  # its bin: a new chat
-        c.delete.click(self.on_delete, [c.state, c.owner], fresh)
+        c.title.submit(self.on_rename, [c.title, c.state, c.owner], [c.state, *opened])
+        c.title.blur(self.on_rename, [c.title, c.state, c.owner], [c.state, *opened])
+        c.delete.click(self.on_delete, [c.state, c.owner], [*fresh, c.undo, deleted])
+        c.undo.click(self.on_undo, [deleted, c.state, c.owner], [*fresh, c.undo])
 
 
 def _tab_visibility(tabs: Sequence[tuple[ExtraTab, gr.Tab]]) -> Any:

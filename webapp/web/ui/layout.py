@@ -1,10 +1,13 @@
-"""The chat page's components: a sidebar (new chat, your chats, mode, context meter) and the chat column.
+"""The chat page's components: a collapsible sidebar (new chat, search, your chats, rename, delete, mode)
+and the chat column (notice, chat, one input with a Send/Stop button, retry, context meter).
 
-Only layout lives here; what the components do is wired in ``handlers``.
+Only layout lives here; what the components do is wired in ``handlers``. The sidebar is Gradio's own: at
+phone width it folds away behind its toggle (closed on load there, see ``CLOSE_SIDEBAR_ON_PHONES``).
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import gradio as gr
@@ -13,7 +16,28 @@ from webapp.upstream.profiles import Profile
 
 THINKING, INSTANT = "Thinking", "Instant"
 NO_THINKING_REASON = "The served model does not reason; Thinking is unavailable."
-IMAGE_SUFFIXES = [".png", ".jpg", ".jpeg", ".webp", ".gif", ".heic", ".heif"]
+# What the image step decodes (PNG, JPEG, WebP, GIF, AVIF; HEIC/HEIF through pillow-heif); the browser's
+# file picker offers only these.
+IMAGE_SUFFIXES = [".png", ".jpg", ".jpeg", ".webp", ".gif", ".avif", ".heic", ".heif"]
+PHONE_MAX_WIDTH = 768  # Gradio's own breakpoint for its sidebar
+
+# Runs in the browser when the page loads: on a phone the chat comes first, the sidebar waits behind its
+# toggle. Keeps the open chat's id in the address bar (replaceState: no extra history entries).
+CLOSE_SIDEBAR_ON_PHONES = f"""() => {{
+  if (window.innerWidth <= {PHONE_MAX_WIDTH}) {{
+    const sidebar = document.querySelector('#sidebar.open');
+    sidebar?.querySelector('button')?.click();
+  }}
+}}"""
+# The page's own address is only known in the browser: hand its chat id to the load event (owner-checked there).
+READ_CHAT_FROM_URL = (
+    """(owner, ignored) => [owner, new URLSearchParams(window.location.search).get('chat') || '']"""
+)
+SHOW_CHAT_IN_URL = """(id) => {
+  const url = new URL(window.location.href);
+  if (id) { url.searchParams.set('chat', id); } else { url.searchParams.delete('chat'); }
+  if (url.href !== window.location.href) { window.history.replaceState(null, '', url); }
+}"""
 
 
 @dataclass(frozen=True)
@@ -22,65 +46,95 @@ class ChatLayout:
 
     state: gr.State
     owner: gr.BrowserState
+    chat_id: gr.Textbox  # hidden: the open chat's id, mirrored into the URL
     new: gr.Button
-    sessions: gr.Dropdown
+    search: gr.Textbox
+    sessions: gr.Radio
+    title: gr.Textbox
     delete: gr.Button
+    undo: gr.Button
     mode: gr.Radio
-    meter: gr.Markdown
     notice: gr.HTML
     chatbot: gr.Chatbot
     box: gr.MultimodalTextbox
     retry: gr.Button
+    meter: gr.Markdown
 
 
-def build_chat_layout(profile: Profile, *, browser_secret: str | None) -> ChatLayout:
+def build_chat_layout(profile: Profile, *, browser_secret: str | None, tabbed: bool = False) -> ChatLayout:
     """Create the chat page's components inside the current Blocks context."""
     state = gr.State(None)
     # An anonymous owner id per browser (localStorage), so a visitor finds their chats again after a
     # reload and never sees anyone else's.
     owner = gr.BrowserState("", storage_key="railchat-owner", secret=browser_secret)
-    with gr.Row():
-        with gr.Column(scale=1, min_width=220, elem_id="sidebar"):
-            new = gr.Button("+ New chat", elem_id="new-chat", variant="primary", size="sm")
-            sessions = gr.Dropdown([], value=None, label="Your chats", elem_id="sessions", interactive=True)
-            delete = gr.Button("Delete this chat", elem_id="delete-chat", size="sm")
-            mode = gr.Radio(
-                [INSTANT, THINKING],
-                value=THINKING if profile.can_think else INSTANT,
-                label="Mode",
-                interactive=profile.can_think,
-                info=None if profile.can_think else NO_THINKING_REASON,
-                elem_id="mode",
-            )
+    chat_id = gr.Textbox("", visible=False, elem_id="chat-id")
+    with gr.Sidebar(open=True, elem_id="sidebar", width=300):
+        new = gr.Button("+ New chat", elem_id="new-chat", variant="primary", size="sm")
+        search = gr.Textbox(
+            placeholder="Search chats", show_label=False, elem_id="search", container=False, max_lines=1
+        )
+        sessions = gr.Radio([], value=None, label="Your chats", elem_id="sessions", interactive=True)
+        title = gr.Textbox(label="Title of this chat", elem_id="title", max_lines=1, interactive=True)
+        with gr.Row():
+            delete = gr.Button("Delete this chat", elem_id="delete-chat", size="sm", variant="stop")
+            undo = gr.Button("Undo delete", elem_id="undo-delete", size="sm", visible=False)
+        mode = gr.Radio(
+            [INSTANT, THINKING],
+            value=THINKING if profile.can_think else INSTANT,
+            label="Mode",
+            interactive=profile.can_think,
+            info=None if profile.can_think else NO_THINKING_REASON,
+            elem_id="mode",
+        )
+    main: AbstractContextManager[object] = gr.Tab("Chat", id="chat") if tabbed else nullcontext()
+    with main:
+        notice = gr.HTML("", elem_id="notice")
+        chatbot = _chatbot()
+        box = gr.MultimodalTextbox(
+            elem_id="input",
+            file_types=IMAGE_SUFFIXES,
+            file_count="multiple",
+            sources=["upload"],
+            placeholder="Type a message, or paste / drop images"
+            if profile.images
+            else "Type a message (the model is text-only: images are described to it, not shown)",
+            submit_btn=True,
+            stop_btn=False,  # one button: Send while idle, Stop while an answer streams
+            show_label=False,
+        )
+        with gr.Row(elem_id="below-input"):
+            retry = gr.Button("↻ Retry", elem_id="retry", size="sm", scale=0, min_width=90)
             meter = gr.Markdown("", elem_id="context-meter")
-        with gr.Column(scale=4):
-            notice = gr.HTML("", elem_id="notice")
-            chatbot = _chatbot()
-            box = gr.MultimodalTextbox(
-                elem_id="input",
-                file_types=IMAGE_SUFFIXES,
-                file_count="multiple",
-                sources=["upload"],
-                placeholder="Type a message, or paste / drop images"
-                if profile.images
-                else "Type a message (the model is text-only: images are described to it, not shown)",
-                stop_btn=True,
-                submit_btn=True,
-                show_label=False,
-            )
-            retry = gr.Button("↻ Retry last message", elem_id="retry", size="sm")
-    return ChatLayout(state, owner, new, sessions, delete, mode, meter, notice, chatbot, box, retry)
+    return ChatLayout(
+        state,
+        owner,
+        chat_id,
+        new,
+        search,
+        sessions,
+        title,
+        delete,
+        undo,
+        mode,
+        notice,
+        chatbot,
+        box,
+        retry,
+        meter,
+    )
 
 
 def _chatbot() -> gr.Chatbot:
     return gr.Chatbot(
         label="Chat",
+        show_label=False,
         elem_id="chatbot",
-        height=560,
+        height="65vh",
+        # Messages arrive as finished HTML from ChatMarkdown (links judged by the URL policy); Gradio's
+        # sanitizer still runs over it as a second layer.
+        render_markdown=False,
         sanitize_html=True,
-        allow_tags=False,
         buttons=["copy"],
-        render_markdown=True,
         feedback_options=None,
         placeholder="Ask anything. Links and images pass an allowlist; answers are checked before you see them.",
     )

@@ -1,107 +1,107 @@
-"""Chatbot messages and HTML snippets: how pipeline events and stored chats look in the browser.
+"""Chatbot messages and HTML snippets: how the chat looks in the browser.
 
-Pure functions over plain values, so they are tested without Gradio.
+Every text goes through ``ChatMarkdown`` (links the rails would block stay plain text); notices are escaped
+text with an inline SVG icon, never markdown, so a host named in a refusal is never a link.
 """
 
 from __future__ import annotations
 
 import html
-import secrets
-import time
 from typing import Any
 
-from webapp.turn.events import ContextInfo, TurnDone
+from webapp.turn.events import ContextInfo
 from webapp.turn.sessions import ShownPart
+from webapp.web.ui.markdown import ChatMarkdown
 
 Message = dict[str, Any]
 
-NOTICE_ICONS = {"rail": "🛡️", "error": "⚠️", "stopped": "⏹️"}
-NOTICE_LABELS = {"rail": "Blocked by a safety rail", "error": "Error", "stopped": "Stopped"}
+# Icons are SVG drawn by the stylesheet (a CSS mask in currentColor): no emoji font needed, and nothing for
+# the browser's HTML sanitizer to strip (it drops an inline <svg>'s viewBox).
+ICON_KINDS = ("rail", "error", "stopped", "info", "image")
 
 
-def user_messages(text: str, files: list[str]) -> list[Message]:
-    messages: list[Message] = [{"role": "user", "content": {"path": path}} for path in files]
-    if text or not files:
-        messages.append({"role": "user", "content": text})
-    return messages
+def icon(kind: str) -> str:
+    return f'<span class="icon icon-{kind if kind in ICON_KINDS else "info"}" aria-hidden="true"></span>'
 
 
-def thinking_message() -> Message:
-    return {
-        "role": "assistant",
-        "content": "",
-        "metadata": {"title": "Thinking…", "status": "pending", "id": "thinking-" + secrets.token_hex(4)},
-    }
-
-
-def close_thinking(thought: Message | None, done: TurnDone, since: float) -> None:
-    """Collapse the reasoning panel and title it with how long the model thought."""
-    if thought is None:
-        return
-    seconds = done.reasoning_s if done.reasoning_s is not None else time.monotonic() - since
-    title = f"Thought for {seconds:.1f} s" if seconds < 10 else f"Thought for {seconds:.0f} s"
-    thought["metadata"] = {
-        **thought["metadata"],
-        "title": title,
-        "status": "done",
-        "duration": round(seconds, 1),
-    }
-
-
-def notice_message(kind: str, text: str) -> Message:
-    icon = NOTICE_ICONS.get(kind, "ℹ️")
-    return {"role": "assistant", "content": f"{icon} {text}"}
-
-
-def done_message(done: TurnDone) -> Message:
-    return notice_message(done.kind, done.message or "The answer was stopped.")
+LABELS = {"rail": "Blocked by a safety rail", "error": "Error", "stopped": "Stopped", "info": "Note"}
 
 
 def notice_html(kind: str, text: str) -> str:
-    label = NOTICE_LABELS.get(kind, "Notice")
+    """A notice: icon, label, escaped text. Used in the chat and for the page's one banner."""
+    kind = kind if kind in LABELS else "info"
     return (
-        f'<div class="notice notice-{kind}" role="status"><strong>{label}:</strong> {html.escape(text)}</div>'
-    )
-
-
-def notice_for(done: TurnDone) -> str:
-    return (
-        "" if done.status == "complete" else notice_html(done.kind, done.message or "The answer was stopped.")
+        f'<div class="notice notice-{kind}" role="status">{icon(kind)}'
+        f'<div class="notice-text"><span class="notice-label">{LABELS[kind]}.</span> {html.escape(text)}</div>'
+        "</div>"
     )
 
 
 def context_meter(info: ContextInfo) -> str:
-    text = f"Context: {info.tokens:,} / {info.max_model_len:,} tokens"
+    """Tokens used of what the conversation may use, and why that is less than the model's window."""
+    budget = info.budget or info.max_model_len
+    text = f"Context: {info.tokens:,} / {budget:,} tokens"
+    if info.budget is not None and info.budget < info.max_model_len:
+        reserve = info.max_model_len - info.budget
+        text += f" (the model's {info.max_model_len:,}-token window less {reserve:,} kept for the answer)"
     if info.dropped:
         text += f" · {info.dropped} earlier message{'s' if info.dropped != 1 else ''} not sent"
     return text
 
 
-def history_from_parts(parts: list[ShownPart]) -> list[Message]:
-    """A stored chat as its owner saw it: refusals instead of blocked text, reasoning collapsed."""
-    history: list[Message] = []
-    for part in parts:
-        history.extend(_messages_of(part))
-    return history
+class ChatPainter:
+    """Builds Chatbot messages; the one place chat text becomes HTML."""
+
+    def __init__(self, markdown: ChatMarkdown) -> None:
+        self.markdown = markdown
+
+    def text(self, role: str, text: str) -> Message:
+        return {"role": role, "content": self.markdown.render(text)}
+
+    def notice(self, kind: str, text: str) -> Message:
+        return {"role": "assistant", "content": notice_html(kind, text)}
+
+    def image(self, label: str) -> Message:
+        return {
+            "role": "user",
+            "content": f'<span class="image-chip">{icon("image")} image ({html.escape(label)})</span>',
+        }
+
+    def reasoning(self, text: str, *, title: str, done: bool, seconds: float | None = None) -> Message:
+        metadata: dict[str, Any] = {"title": title, "status": "done" if done else "pending"}
+        if seconds is not None:
+            metadata["duration"] = round(seconds, 1)
+        return {"role": "assistant", "content": self.markdown.render(text), "metadata": metadata}
+
+    def user_turn(self, text: str, files: list[str]) -> list[Message]:
+        """What the user just sent: their images (as files) and their text."""
+        messages: list[Message] = [{"role": "user", "content": {"path": path}} for path in files]
+        if text:
+            messages.append(self.text("user", text))
+        return messages
+
+    def stored(self, parts: list[ShownPart]) -> list[Message]:
+        """A stored chat as its owner saw it: refusals instead of blocked text, reasoning collapsed."""
+        history: list[Message] = []
+        for part in parts:
+            history.extend(self._part(part))
+        return history
+
+    def _part(self, part: ShownPart) -> list[Message]:
+        if part.kind == "image":
+            return [self.image(part.text)]
+        if part.kind != "text":
+            return [self.notice(part.kind, part.text)]
+        out: list[Message] = []
+        if part.reasoning:
+            out.append(self.reasoning(part.reasoning, title="Thought", done=True))
+        if part.text:
+            out.append(self.text(part.role, part.text))
+        return out
 
 
-def _messages_of(part: ShownPart) -> list[Message]:
-    if part.kind == "image":
-        return [{"role": "user", "content": f"🖼️ image ({part.text})"}]
-    if part.kind != "text":
-        return [notice_message(part.kind, part.text)]
-    out: list[Message] = []
-    if part.reasoning:
-        out.append(
-            {
-                "role": "assistant",
-                "content": part.reasoning,
-                "metadata": {"title": "Thought", "status": "done"},
-            }
-        )
-    if part.text:
-        out.append({"role": part.role, "content": part.text})
-    return out
+def thought_title(seconds: float) -> str:
+    return f"Thought for {seconds:.1f} s" if seconds < 10 else f"Thought for {seconds:.0f} s"
 
 
 def header_html(title: str, model: str, profile: str) -> str:

@@ -19,8 +19,6 @@ class UIState:
 
     owner: str = ""
     session_id: str | None = None
-    last_text: str = ""
-    last_files: tuple[str, ...] = ()
 
 
 def new_owner_id() -> str:

@@ -1,4 +1,8 @@
-"""One turn's pipeline events folded into Chatbot messages, one small method per event type."""
+"""One turn's pipeline events folded into Chatbot messages, one small method per event type.
+
+The chat shown during a turn is the stored chat (rebuilt from the store, never taken from the browser) plus
+what this turn added; text is kept raw and rendered at each view, so a link is judged on the whole answer.
+"""
 
 from __future__ import annotations
 
@@ -15,75 +19,77 @@ from webapp.turn.events import (
     TurnDone,
     TurnEvent,
 )
-from webapp.web.ui.render import (
-    Message,
-    close_thinking,
-    context_meter,
-    done_message,
-    notice_for,
-    notice_html,
-    thinking_message,
-)
+from webapp.web.ui.render import ChatPainter, Message, context_meter, thought_title
 from webapp.web.ui.state import UIState
 
 
 @dataclass(frozen=True)
 class TurnView:
-    """One streaming update for the UI: the chat history, the notice banner and the context meter."""
+    """One streaming update for the UI: the chat history and the context meter."""
 
     history: list[Message]
-    notice: str
     meter: str
+    done: bool = False
 
 
 @dataclass
 class TurnRenderer:
-    """The chat as it grows during one turn. ``apply`` returns the final view once the turn is done."""
+    """The chat as it grows during one turn."""
 
     state: UIState
-    history: list[Message]
+    painter: ChatPainter
+    before: list[Message]  # the stored chat and the user's new message, already rendered
     meter: str = ""
-    banner: str = ""  # a non-fatal notice shown above the chat for the rest of the turn
-    thought: Message | None = None
-    answer: Message | None = None
-    thinking_since: float = field(default_factory=time.monotonic)
+    notes: list[Message] = field(default_factory=list)  # non-fatal notices, shown above the answer
+    reasoning: str | None = None
+    reasoning_since: float = 0.0
+    reasoning_s: float | None = None
+    answer: str = ""
+    closing: Message | None = None  # the refusal, error or stop notice that ends an unfinished turn
 
-    def view(self, notice: str | None = None) -> TurnView:
-        return TurnView(self.history, self.banner if notice is None else notice, self.meter)
+    def view(self, *, done: bool = False) -> TurnView:
+        history = [*self.before, *self.notes]
+        if self.reasoning is not None:
+            finished = self.reasoning_s is not None
+            title = thought_title(self.reasoning_s or 0.0) if finished else "Thinking…"
+            history.append(
+                self.painter.reasoning(self.reasoning, title=title, done=finished, seconds=self.reasoning_s)
+            )
+        if self.answer:
+            history.append(self.painter.text("assistant", self.answer))
+        if self.closing is not None:
+            history.append(self.closing)
+        return TurnView(history, self.meter, done)
 
-    def apply(self, event: TurnEvent) -> TurnView | None:
-        """Fold one event in; the returned view is the last one of the turn, else None."""
+    def apply(self, event: TurnEvent) -> TurnView:
+        """Fold one event in and return the view to show."""
         if isinstance(event, SessionReady):
             self.state.session_id = event.session_id
         elif isinstance(event, ContextInfo):
             self.meter = context_meter(event)
         elif isinstance(event, Notice):
-            self.banner = notice_html("info", event.message)
+            self.notes.append(self.painter.notice("info", event.message))
         elif isinstance(event, ReasoningDelta):
-            self._reasoning(event.text)
+            if self.reasoning is None:
+                self.reasoning, self.reasoning_since = "", time.monotonic()
+            self.reasoning += event.text
         elif isinstance(event, AnswerDelta):
-            self._answer(event.text)
+            self.answer += event.text
         elif isinstance(event, Retract):
-            self.history = [m for m in self.history if m is not self.thought and m is not self.answer]
-            self.thought = self.answer = None
+            self.reasoning, self.answer = None, ""
         elif isinstance(event, TurnDone):
             return self._done(event)
-        return None
+        return self.view()
 
-    def _reasoning(self, text: str) -> None:
-        if self.thought is None:
-            self.thought, self.thinking_since = thinking_message(), time.monotonic()
-            self.history.append(self.thought)
-        self.thought["content"] += text
-
-    def _answer(self, text: str) -> None:
-        if self.answer is None:
-            self.answer = {"role": "assistant", "content": ""}
-            self.history.append(self.answer)
-        self.answer["content"] += text
+    def fail(self, message: str) -> TurnView:
+        self.closing = self.painter.notice("error", message)
+        return self.view(done=True)
 
     def _done(self, done: TurnDone) -> TurnView:
-        close_thinking(self.thought, done, self.thinking_since)
+        if self.reasoning is not None:
+            self.reasoning_s = (
+                done.reasoning_s if done.reasoning_s is not None else time.monotonic() - self.reasoning_since
+            )
         if done.status != "complete":
-            self.history.append(done_message(done))
-        return self.view(notice_for(done) or self.banner)
+            self.closing = self.painter.notice(done.kind, done.message or "The answer was stopped.")
+        return self.view(done=True)

@@ -1,0 +1,71 @@
+"""Markdown -> HTML for the chat, rendered on the server with every link and image judged by the URL policy.
+
+The Chatbot gets finished HTML (``render_markdown=False``), so what the browser shows is exactly what this
+CommonMark parser (markdown-it-py) made of the text: raw HTML is escaped, and a link, autolink, bare URL or
+image whose target the rails would block stays plain text - in answers, reasoning, refusals and the user's
+own bubbles alike. markdown-it's ``validateLink`` hook is the one gate; the URL judgement itself is the
+guard's ``UrlPolicy`` (passed in as ``allows``), never repeated here.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+# The same copy button Gradio's own markdown renderer puts on code blocks; the Chatbot's click handler
+# copies the text of the button's parent.
+COPY_BUTTON = "".join(
+    [
+        '<button title="copy" class="copy_code_button" type="button"><span class="copy-text">',
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 15 15" aria-hidden="true" width="15" height="15">',
+        '<path fill="currentColor" d="M12.728 4.545v8.182H4.545V4.545zm0 -0.909H4.545a0.909 0.909 0 0 0 ',
+        "-0.909 0.909v8.182a0.909 0.909 0 0 0 0.909 0.909h8.182a0.909 0.909 0 0 0 0.909 -0.909V4.545a0.909 ",
+        '0.909 0 0 0 -0.909 -0.909"/><path fill="currentColor" d="M1.818 8.182H0.909V1.818a0.909 0.909 0 0 1 ',
+        '0.909 -0.909h6.364v0.909H1.818Z"/></svg></span>',
+        '<span class="check"><svg xmlns="http://www.w3.org/2000/svg" width="17" height="17" viewBox="0 0 17 17" ',
+        'aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.3">',
+        '<path d="m13.813 4.781 -7.438 7.438 -3.188 -3.188"/></svg></span></button>',
+    ]
+)
+
+
+class ChatMarkdown:
+    """Renders chat text; ``allows(url)`` decides which link and image targets may stay live."""
+
+    def __init__(self, allows: Callable[[str], bool]) -> None:
+        self.allows = allows
+        md = MarkdownIt("commonmark", {"html": False, "linkify": True, "breaks": True})
+        md.enable(["table", "strikethrough", "linkify"])
+        md.validateLink = self._validate  # type: ignore[method-assign]
+        md.add_render_rule("link_open", _link_open)
+        md.add_render_rule("fence", _code_block)
+        md.add_render_rule("code_block", _code_block)
+        self._md = md
+
+    def _validate(self, url: str) -> bool:
+        return self.allows(url)
+
+    def render(self, text: str) -> str:
+        return self._md.render(text)
+
+
+def _link_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    # Off-site links open in a new tab and tell the other site nothing about this page.
+    tokens[idx].attrSet("target", "_blank")
+    tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _code_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
+    token = tokens[idx]
+    language = token.info.strip().split(" ")[0] if token.info else ""
+    css = f' class="language-{html.escape(language)}"' if language else ""
+    return f'<div class="code_wrap">{COPY_BUTTON}<pre><code{css}>{html.escape(token.content)}</code></pre></div>\n'
