@@ -1,6 +1,7 @@
 """Misses and false blocks of the offline moderation, per category, on labelled corpora.
 
     python -m bench.moderation_eval                 # the held-out corpus (never used for tuning)
+    python -m bench.moderation_eval --corpus dev    # the development corpus (its misses were studied)
     python -m bench.moderation_eval --corpus train  # the examples the classifier is fitted on
     python -m bench.moderation_eval --errors        # also list every miss and false block
 
@@ -25,14 +26,17 @@ sys.path.insert(0, str(ROOT))
 from webapp.guard.moderation import ModerationConfig, Moderator  # noqa: E402
 from webapp.guard.moderation.embedder import shared_encoder  # noqa: E402
 
-HELDOUT = ROOT / "tests" / "data" / "moderation_heldout.yaml"
+CORPORA = {
+    "heldout": ROOT / "tests" / "data" / "moderation_heldout.yaml",
+    "dev": ROOT / "tests" / "data" / "moderation_dev.yaml",
+}
 RAILS = ROOT / "rails"
 
 
 def load_corpus(name: str) -> list[tuple[str, str, str]]:
     """(expected "block"/"pass", category, text) rows."""
-    if name == "heldout":
-        data = yaml.safe_load(HELDOUT.read_text(encoding="utf-8"))
+    if name in CORPORA:
+        data = yaml.safe_load(CORPORA[name].read_text(encoding="utf-8"))
         return [(label, cat, t) for label, cats in data.items() for cat, items in cats.items() for t in items]
     data = yaml.safe_load((RAILS / "moderation_examples.yml").read_text(encoding="utf-8"))
     expected = {"harmful": "block", "allowed": "pass"}
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--corpus", choices=("heldout", "train"), default="heldout")
+    parser.add_argument("--corpus", choices=("heldout", "dev", "train"), default="heldout")
     parser.add_argument("--errors", action="store_true", help="list every misjudged text")
     args = parser.parse_args(argv)
     rows = load_corpus(args.corpus)

@@ -49,6 +49,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+_DIGIT_ONE_IN_WORD = re.compile(r"[a-zA-Z]1|1[a-zA-Z]")
 _COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
 UNAVAILABLE_REASON = "the safety check is unavailable right now"
 
@@ -80,7 +81,10 @@ class ModerationConfig:
             profanity_reason=str(profanity.get("reason", cls.profanity_reason)),
             categories=tuple(CategoryRule.from_mapping(c, lexicon) for c in data.get("categories", ()) or ()),
             lexicon=lexicon,
-            substitutions={str(k): str(v) for k, v in (data.get("substitutions", {}) or {}).items()},
+            substitutions={
+                str(k): str(v)
+                for k, v in {**(data.get("substitutions") or {}), **(data.get("idioms") or {})}.items()
+            },
             context=data.get("context", {}) or {},
             semantic=SemanticConfig.from_mapping(data.get("semantic") or {"enabled": False}),
             load_timeout_s=float(data.get("load_timeout_s", 60.0)),
@@ -138,13 +142,20 @@ class Moderator:
             if rule.raw_text and rule.matches(normal):
                 return ModerationFinding(rule.name, rule.reason)
         units = split_units(normal, self._group)
-        for unit in units:
-            hit = first_match(rules, unit, self._context)
-            if hit is not None:
-                return ModerationFinding(hit.name, hit.reason)
+        for variant in (units, *self._other_readings(text)):
+            for unit in variant:
+                hit = first_match(rules, unit, self._context)
+                if hit is not None:
+                    return ModerationFinding(hit.name, hit.reason)
         if self._scorer is not None and self._scorer([text])[0] >= self.config.thresholds[stage]:
             return ModerationFinding("profanity", self.config.profanity_reason)
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _other_readings(self, text: str) -> list[list[Unit]]:
+        """A "1" inside a word is read as "i" first ("k1ll"); "b1ack" needs the "l" reading too."""
+        if not _DIGIT_ONE_IN_WORD.search(text):
+            return []
+        return [split_units(normalise(text, self.config.substitutions, one_as="l"), self._group)]
 
     def _semantic_check(self, units: list[Unit], rules: list[CategoryRule]) -> ModerationFinding | None:
         if self._semantic is None or not units:

@@ -8,6 +8,7 @@ its own: a hateful clause hidden after "It is wrong to say that, but ..." is jud
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,20 +18,27 @@ _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]+\b")
 _SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
 _STRETCHED = re.compile(r"([a-z])\1{2,}")  # "diiie" -> "die"
 _QUOTE = re.compile(r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'([^']{3,}?)'(?![a-z])")
-_UNIT_END = re.compile(r"(?<=[.!?;])\s+|\n+|,?\s+\bbut\b\s+|,?\s+\byet\b\s+")
+_NOT_A_CLAUSE = r"(?<!anything)(?<!nothing)(?<!\ball)(?<!everything)(?<!none)"  # "anything but trouble"
+_UNIT_END = re.compile(r"(?<=[.!?;])\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
 _PRONOUN = re.compile(r"\b(they|them|people like (?:that|them|this)|those people|every single one of them)\b")
 
 
-def normalise(text: str, substitutions: Mapping[str, str]) -> str:
+def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i") -> str:
     """Lower case with common obfuscations undone; keeps punctuation so units can still be found."""
     text = text.lower().replace("’", "'")
-    text = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
+    leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
+    text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _STRETCHED.sub(r"\1", text)
     if substitutions:
-        words = re.compile(r"\b(" + "|".join(map(re.escape, substitutions)) + r")\b")
-        text = words.sub(lambda m: substitutions[m.group(1)], text)
+        text = _phrases(tuple(substitutions)).sub(lambda m: substitutions[m.group(1)], text)
     return text
+
+
+@functools.lru_cache(maxsize=8)
+def _phrases(keys: tuple[str, ...]) -> re.Pattern[str]:
+    longest_first = sorted(keys, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(map(re.escape, longest_first)) + r")\b")
 
 
 @dataclass(frozen=True)
