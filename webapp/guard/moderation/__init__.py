@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,7 @@ log = logging.getLogger(__name__)
 
 _DIGIT_ONE_IN_WORD = re.compile(r"[a-zA-Z]1|1[a-zA-Z]")
 _COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
+VERDICT_CACHE_SIZE = 8192  # units whose rule verdict is remembered (least recently used out first)
 UNAVAILABLE_REASON = "the safety check is unavailable right now"
 
 
@@ -111,6 +113,8 @@ class Moderator:
             scorer if scorer is not None or not config.profanity_enabled else load_profanity_scorer()
         )
         self._group = config.group
+        self._verdicts: OrderedDict[tuple[str, Unit], ModerationFinding | None] = OrderedDict()
+        self._verdicts_lock = threading.Lock()
         self._context = ContextRules.from_mapping(config.context, config.lexicon)
         self._semantic: SemanticTier | None = None
         if config.semantic.enabled:
@@ -142,14 +146,34 @@ class Moderator:
             if rule.raw_text and rule.matches(normal):
                 return ModerationFinding(rule.name, rule.reason)
         units = split_units(normal, self._group)
-        for variant in (units, *self._other_readings(text)):
-            for unit in variant:
-                hit = first_match(rules, unit, self._context)
-                if hit is not None:
-                    return ModerationFinding(hit.name, hit.reason)
-        if self._scorer is not None and self._scorer([text])[0] >= self.config.thresholds[stage]:
-            return ModerationFinding("profanity", self.config.profanity_reason)
+        for unit in units:
+            finding = self._judge_unit(unit, stage, rules)
+            if finding is not None:
+                return finding
+        for unit in (u for reading in self._other_readings(text) for u in reading):
+            hit = first_match(rules, unit, self._context)
+            if hit is not None:
+                return ModerationFinding(hit.name, hit.reason)
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _judge_unit(self, unit: Unit, stage: Stage, rules: list[CategoryRule]) -> ModerationFinding | None:
+        """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and
+        again, and only its growing last sentence is new."""
+        key = (stage, unit)
+        with self._verdicts_lock:
+            if key in self._verdicts:
+                self._verdicts.move_to_end(key)
+                return self._verdicts[key]
+        hit = first_match(rules, unit, self._context)
+        finding = ModerationFinding(hit.name, hit.reason) if hit is not None else None
+        if finding is None and self._scorer is not None:
+            if self._scorer([unit.plain])[0] >= self.config.thresholds[stage]:
+                finding = ModerationFinding("profanity", self.config.profanity_reason)
+        with self._verdicts_lock:
+            self._verdicts[key] = finding
+            if len(self._verdicts) > VERDICT_CACHE_SIZE:
+                self._verdicts.popitem(last=False)
+        return finding
 
     def _other_readings(self, text: str) -> list[list[Unit]]:
         """A "1" inside a word is read as "i" first ("k1ll"); "b1ack" needs the "l" reading too."""
@@ -175,11 +199,11 @@ class Moderator:
         if not units or _COMPLETE.search(normal):
             return units
         *done, last = units
-        words = last.text.split()
+        words = last.plain.split()
         keep = len(words) - len(words) % self.config.semantic.stride_words
         if keep == 0:
             return done
-        prefix = " ".join(words[:keep])
+        prefix = " ".join(last.plain.split()[:keep])
         return [*done, Unit(prefix, prefix if not last.quotes else last.outside_quotes, last.quotes)]
 
 

@@ -158,8 +158,8 @@ class SemanticTier:
         if not candidates:
             return None
         classifier = self.wait_ready(timeout_s)
-        texts = [u.text for u in candidates]
-        denials = [unnegate(u.text) if self._context.is_negated(u.text) else "" for u in candidates]
+        texts = [u.plain for u in candidates]
+        denials = [unnegate(t) if self._context.is_negated(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
         for (probability, category), denial in zip(own, denials, strict=True):

@@ -48,6 +48,11 @@ class Unit:
     text: str  # pronouns resolved to the group named just before, when there was one
     outside_quotes: str  # the unit with quoted passages taken out
     quotes: tuple[str, ...]  # the quoted passages
+    as_written: str = ""  # before pronouns were resolved (what the embedding judges: "they" is not a slur)
+
+    @property
+    def plain(self) -> str:
+        return self.as_written or self.text
 
 
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
@@ -63,5 +68,5 @@ def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
             last_group = named[-1]
         quotes = tuple(a or b for a, b in _QUOTE.findall(resolved))
         outside = _QUOTE.sub(" ", resolved) if quotes else resolved
-        units.append(Unit(resolved, " ".join(outside.split()), quotes))
+        units.append(Unit(resolved, " ".join(outside.split()), quotes, raw))
     return units
