@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(EXTRA)
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test install system-deps test-fast bench clean
+.PHONY: run test lint install system-deps test-fast bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,13 @@ run: install
 system-deps:
 	@bash scripts/system-deps.sh
 
-test: install system-deps
+# The project's own ruff and mypy configuration (pyproject.toml); first, so a style or type error fails fast.
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+
+test: install system-deps lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: install

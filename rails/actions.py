@@ -19,7 +19,9 @@ def _texts(*texts: Any) -> list[str]:
 
 
 def _unwired(stage: str, rail: str) -> RailOutcome:
-    return RailOutcome(stage, rail, "block", "the safety check is not set up", 0.0)  # type: ignore[arg-type]
+    return RailOutcome(
+        "output" if stage == "output" else "input", rail, "block", "the safety check is not set up", 0.0
+    )
 
 
 @action(name="railchat_url_allowlist")
@@ -33,7 +35,7 @@ async def railchat_url_allowlist(
     if railchat_checks is None:
         return _unwired(stage, "url_allowlist")
     urls = [u for u in (image_urls or []) if isinstance(u, str)]
-    return railchat_checks.url_allowlist(stage, _texts(text, reasoning), urls)  # type: ignore[arg-type]
+    return railchat_checks.url_allowlist(stage, _texts(text, reasoning), urls)
 
 
 @action(name="railchat_moderation")
@@ -45,7 +47,7 @@ async def railchat_moderation(
 ) -> RailOutcome:
     if railchat_checks is None:
         return _unwired(stage, "moderation")
-    return railchat_checks.moderation(stage, _texts(text, reasoning))  # type: ignore[arg-type]
+    return railchat_checks.moderation(stage, _texts(text, reasoning))
 
 
 @action(name="railchat_model_moderation")
@@ -61,5 +63,5 @@ async def railchat_model_moderation(
     return await railchat_checks.model_moderation(
         stage,
         _texts(text, reasoning),
-        user_text or "",  # type: ignore[arg-type]
+        user_text or "",
     )

@@ -111,3 +111,12 @@ def test_test_only_code_stays_out_of_the_package() -> None:
         module_name(p) for p in PACKAGE.rglob("*.py") if any(i.startswith("tests") for i in imports_of(p))
     ]
     assert offenders == []
+
+
+MAX_MODULE_LINES = 400  # a module a reader can hold in their head; beyond that it has more than one job
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    sizes = {module_name(p): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert len(sizes) > 20  # the walk found the package
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}

@@ -52,7 +52,10 @@ def dominant_colours(bgr: np.ndarray, count: int = 2) -> list[str]:
     samples = cv2.cvtColor(small, cv2.COLOR_BGR2RGB).reshape(-1, 3).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
     k = min(4, len(np.unique(samples, axis=0)))
-    _, labels, centres = cv2.kmeans(samples, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    no_labels = np.zeros(
+        (len(samples), 1), np.int32
+    )  # ignored with KMEANS_PP_CENTERS; the stubs want an array
+    _, labels, centres = cv2.kmeans(samples, k, no_labels, criteria, 2, cv2.KMEANS_PP_CENTERS)
     shares = np.bincount(labels.ravel(), minlength=k)
     names: list[str] = []
     for index in np.argsort(shares)[::-1]:

@@ -74,5 +74,6 @@ def _convert(gguf: Path, out: Path) -> None:
     if getattr(model.config, "quantization_config", None) is not None:
         del model.config.quantization_config
     model.config.dtype = torch.bfloat16
-    model.to(torch.bfloat16).save_pretrained(str(out), safe_serialization=True)
+    # transformers types .to() as taking a model; torch's Module.to(dtype) is what runs.
+    model.to(torch.bfloat16).save_pretrained(str(out), safe_serialization=True)  # type: ignore[arg-type]
     tokenizer.save_pretrained(str(out))

@@ -166,7 +166,10 @@ class LLMClient:
             headers={"Authorization": f"Bearer {api_key}"},
         )
         self._openai = openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=api_key, max_retries=0, http_client=self._http
+            base_url=self.base_url,
+            api_key=api_key,
+            max_retries=0,
+            http_client=self._http,  # type: ignore[arg-type]  # typed as httpx2's client; httpx's works
         )
         self._max_model_len: dict[str, int] = {}
 
