@@ -121,9 +121,11 @@ class Moderator:
             gate = re.compile(expand(config.semantic.gate, config.lexicon)) if config.semantic.gate else None
             self._semantic = SemanticTier(config.semantic, self._context, gate)
             examples = (rails_dir or Path(".")) / config.semantic.examples
-            # Lazy but warmed: the model loads in the background from now on, not on the first chat.
+            # Lazy but warmed: the model loads in the background from now on, not on the first chat. Not a
+            # daemon: a process that exits during the load waits for it, instead of killing onnxruntime's
+            # threads mid-run (which aborts the process: "terminate called without an active exception").
             threading.Thread(
-                target=_build_semantic, args=(self._semantic, encoder, examples), daemon=True
+                target=_build_semantic, args=(self._semantic, encoder, examples), name="moderation-warmup"
             ).start()
 
     def wait_ready(self, timeout_s: float | None = None) -> None:
