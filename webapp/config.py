@@ -7,6 +7,7 @@ frozen option objects from here (`turn_options()`), keyword-only, so a test wire
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import shlex
 from pathlib import Path
@@ -25,6 +26,15 @@ if TYPE_CHECKING:
     from webapp.turn.options import TurnOptions
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def resource_dir(name: str) -> Path:
+    """``rails`` or ``assets``: inside the installed package (a wheel maps them there), else at the top of the
+    source checkout, where the repository keeps them (a plain or editable checkout)."""
+    packaged = importlib.resources.files("webapp") / name
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return PROJECT_ROOT / name
 
 
 def _user_dir(xdg_variable: str, fallback: str) -> Path:
@@ -56,7 +66,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     cache_dir: Path = Field(default_factory=lambda: _user_dir("XDG_CACHE_HOME", ".cache"))  # prepared models
     db: str | None = None
-    rails: Path = PROJECT_ROOT / "rails"
+    rails: Path = Field(default_factory=lambda: resource_dir("rails"))
     url_allowlist: Annotated[list[str] | None, NoDecode] = None
     auth_file: Path | None = None
     share: bool = False

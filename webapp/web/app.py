@@ -12,7 +12,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from webapp.config import Settings
+from webapp.config import Settings, resource_dir
 from webapp.guard.rails import Guard
 from webapp.store import Store
 from webapp.turn.service import ChatService
@@ -21,7 +21,7 @@ from webapp.upstream.profiles import Profile, get_profile
 from webapp.web.auth import ApiAccess
 from webapp.web.gradiodoors import GradioDoors
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+ASSETS = resource_dir("assets")
 
 
 @dataclass(frozen=True)
@@ -137,3 +137,10 @@ def install_observability_and_api(app: FastAPI, settings: Settings, service: Cha
     app.add_middleware(RequestIdMiddleware)
     allow_content_in_log(settings.log_content)
     return access
+
+
+def run_app(app: FastAPI, settings: Settings) -> None:
+    """Serve until SIGINT/SIGTERM (uvicorn shuts down gracefully, then re-raises the signal)."""
+    import uvicorn
+
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
