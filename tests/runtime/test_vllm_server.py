@@ -147,3 +147,18 @@ def test_wait_ready_reports_a_vllm_that_exits_during_start_up(tmp_path: Path) ->
     spawner.children[0].code = 2
     with pytest.raises(VLLMStartError, match="exited during start-up"):
         server.wait_ready()
+
+
+def test_start_up_progress_shows_the_elapsed_time_and_never_a_cut_log_line(tmp_path: Path) -> None:
+    spawner = Spawner()
+    clock = FakeClock()
+    server = make_server(tmp_path, spawner, healthy=False, clock=clock)
+    server.start()
+    with open(tmp_path / "vllm.log", "a") as log:
+        log.write(
+            "WARNING raise the fd limit to avoid fd limit errors like `OSError: [Errno 24] Too many open`\n"
+        )
+    lines: list[str] = []
+    with pytest.raises(VLLMStartError):
+        server.wait_ready(timeout_s=40, progress=lines.append)
+    assert lines == ["  vLLM still starting (15 s)...", "  vLLM still starting (30 s)..."]

@@ -148,3 +148,16 @@ def test_configure_logging_switches_to_json_lines(
     finally:
         root.handlers[:] = before[0]
         root.setLevel(before[1])
+
+
+def test_httpx_and_alembic_say_nothing_per_request_at_the_default_level() -> None:
+    root = logging.getLogger()
+    before = list(root.handlers), root.level
+    try:
+        configure_logging(load_settings())
+        for name in ("httpx", "httpcore", "alembic"):
+            assert not logging.getLogger(name).isEnabledFor(logging.INFO), name
+        assert logging.getLogger("railchat.http").isEnabledFor(logging.INFO)
+    finally:
+        root.handlers[:] = before[0]
+        root.setLevel(before[1])

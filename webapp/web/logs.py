@@ -93,6 +93,10 @@ class ContextFilter(logging.Filter):
         return True
 
 
+# Libraries that log a line per request or per start at INFO (httpx: every upstream call; alembic: its
+# migration context on every start): at the default level the console shows railchat's own steps only.
+CHATTY_LOGGERS = ("httpx", "httpcore", "alembic")
+
 # Libraries that log message text at INFO (NeMo Guardrails logs every rail event with the user's words).
 CONTENT_LOGGERS = ("nemoguardrails",)
 
@@ -119,6 +123,8 @@ def configure_logging(settings: Settings) -> None:
     handler.railchat = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(settings.log_level.upper())
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.DEBUG if root.level <= logging.DEBUG else logging.WARNING)
 
 
 class RequestIdMiddleware:

@@ -127,7 +127,7 @@ class ChatHandlers:
             # The chat list and the URL follow as soon as the chat exists, not only when the answer is done.
             sidebar = self._opened(st) if st.session_id and not listed else unchanged
             listed = listed or bool(st.session_id)
-            yield box, view.history, st, "", view.meter, *sidebar
+            yield box, view.history, st, "", view.meter or gr.update(), *sidebar
             box = gr.update()
         yield (
             idle_box(),
@@ -144,7 +144,7 @@ class ChatHandlers:
         st = current_state(state, browser_id, request)
         box = busy_box(clear=False)
         async for view in self.ui.retry(st, mode):
-            yield box, view.history, st, "", view.meter
+            yield box, view.history, st, "", view.meter or gr.update()
             box = gr.update()
         yield idle_box(), gr.update(), st, gr.update(), gr.update()
 
