@@ -11,7 +11,7 @@ import importlib.resources
 import os
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import (
@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     queue_size: int = 64  # turns that may wait; beyond that a visitor is told the app is busy
 
     system_prompt: str = "You are a helpful assistant."  # empty: no system prompt
+    # An API client's own system/developer messages: "append" (after the operator's system prompt, through
+    # the input rails) or "ignore" (only the operator's applies).
+    client_system_prompts: Literal["append", "ignore"] = "append"
     max_tokens: int = 1024
     max_tokens_cap: int = 4096
     context_margin: int = 64
@@ -152,6 +155,7 @@ class Settings(BaseSettings):
             checkpoint_interval_s=self.checkpoint_interval_s,
             image_clahe=self.image_clahe,
             describe_images=self.describe_images,
+            client_system_prompts=self.client_system_prompts,
         )
 
 

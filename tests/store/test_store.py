@@ -77,7 +77,7 @@ def test_migration_creates_exactly_the_models_tables(db: Store) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
     assert diff == []
-    assert version == "0001"
+    assert version == "0002"
 
 
 def test_reopening_an_existing_database_keeps_its_data(db_url: str) -> None:
@@ -149,7 +149,7 @@ def test_adding_to_an_unknown_session_fails(db: Store) -> None:
     with pytest.raises(StoreError):
         db.add_message("missing", role="user", content="x")
     with pytest.raises(StoreError):
-        db.add_message(new_session(db), role="tool", content="x")  # type: ignore[arg-type]
+        db.add_message(new_session(db), role="function", content="x")  # type: ignore[arg-type]
 
 
 def test_attachments_round_trip_and_share_bytes(db: Store) -> None:

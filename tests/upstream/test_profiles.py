@@ -23,7 +23,8 @@ def test_qwen3_serve_arguments_are_pinned() -> None:
 
 def test_smollm2_cpu_serve_arguments_are_pinned() -> None:
     assert get_profile("smollm2-cpu").vllm_serve_args("/cache/SmolLM2") == [
-        "/cache/SmolLM2", "--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20), "--max-model-len", "4096",
+        "/cache/SmolLM2", "--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20),
+        "--enable-auto-tool-choice", "--tool-call-parser", "hermes", "--max-model-len", "4096",
     ]  # fmt: skip
 
 

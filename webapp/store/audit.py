@@ -65,8 +65,12 @@ def _check_links(messages: Sequence[MessageInfo]) -> VerifyResult | None:
             reasoning=m.reasoning,
             status=m.status,
             attachments=pairs,
+            tool_calls=m.tool_calls,
+            tool_call_id=m.tool_call_id,
         )
         if link_hash(prev, payload) != m.hash:
-            return VerifyResult(False, m.seq, "content, reasoning, status or attachments were changed")
+            return VerifyResult(
+                False, m.seq, "content, reasoning, status, attachments or tool calls were changed"
+            )
         prev = m.hash
     return None

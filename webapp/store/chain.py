@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import get_args
+from typing import Any, get_args
 
 from webapp.store.records import FinalStatus
 
@@ -22,10 +22,21 @@ GENESIS = ""
 
 
 def canonical_json(
-    *, seq: int, role: str, content: str, reasoning: str, status: str, attachments: Sequence[tuple[str, str]]
+    *,
+    seq: int,
+    role: str,
+    content: str,
+    reasoning: str,
+    status: str,
+    attachments: Sequence[tuple[str, str]],
+    tool_calls: list[dict[str, Any]] | None = None,
+    tool_call_id: str | None = None,
 ) -> str:
-    """Stable text of what a link covers. attachments: (sha256 of the original, sha256 of stored bytes)."""
-    body = {
+    """Stable text of what a link covers. attachments: (sha256 of the original, sha256 of stored bytes).
+
+    Tool calls and the call a tool result answers are covered when present; messages without them hash as
+    they did before tool turns existed, so older chains still verify."""
+    body: dict[str, Any] = {
         "seq": seq,
         "role": role,
         "content": content,
@@ -33,6 +44,10 @@ def canonical_json(
         "status": status,
         "attachments": [list(pair) for pair in attachments],
     }
+    if tool_calls:
+        body["tool_calls"] = tool_calls
+    if tool_call_id is not None:
+        body["tool_call_id"] = tool_call_id
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

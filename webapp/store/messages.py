@@ -37,6 +37,8 @@ def insert_message(
     model: str | None,
     attachments: Sequence[AttachmentIn],
     error: str | None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    tool_call_id: str | None = None,
 ) -> int:
     if role not in MESSAGE_ROLES:
         raise StoreError(f"unknown role {role!r}")
@@ -64,6 +66,8 @@ def insert_message(
             params=params,
             model=model,
             error=error,
+            tool_calls=tool_calls or None,
+            tool_call_id=tool_call_id,
             created_at=created,
             updated_at=created,
         )
@@ -81,6 +85,8 @@ def insert_message(
             reasoning=reasoning,
             status=status,
             attachments=pairs,
+            tool_calls=tool_calls or None,
+            tool_call_id=tool_call_id,
         )
     return message_id
 
@@ -144,6 +150,7 @@ def finish(
     duration_ms: float | None,
     error: str | None,
     shown_content: str | None,
+    tool_calls: list[dict[str, Any]] | None = None,
 ) -> None:
     if status not in FINAL_STATUSES:
         raise StoreError(f"not a final status: {status!r}")
@@ -162,6 +169,7 @@ def finish(
             duration_ms=duration_ms,
             error=error,
             shown_content=shown_content,
+            tool_calls=tool_calls or None,
             updated_at=finished,
         )
         .returning(MESSAGES.c.session_id, MESSAGES.c.seq, MESSAGES.c.role)
@@ -179,6 +187,7 @@ def finish(
         reasoning=reasoning,
         status=status,
         attachments=attachment_pairs(conn, message_id),
+        tool_calls=tool_calls or None,
     )
 
 
@@ -343,6 +352,8 @@ def link(
     reasoning: str,
     status: str,
     attachments: Sequence[tuple[str, str]],
+    tool_calls: list[dict[str, Any]] | None = None,
+    tool_call_id: str | None = None,
 ) -> str:
     """Append a message to its session's hash chain; returns the new link."""
     # The UPDATE takes the session row lock first, so the head read back is the one this link extends.
@@ -355,7 +366,14 @@ def link(
     digest = link_hash(
         prev_hash,
         canonical_json(
-            seq=seq, role=role, content=content, reasoning=reasoning, status=status, attachments=attachments
+            seq=seq,
+            role=role,
+            content=content,
+            reasoning=reasoning,
+            status=status,
+            attachments=attachments,
+            tool_calls=tool_calls,
+            tool_call_id=tool_call_id,
         ),
     )
     conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(chain_head=digest))

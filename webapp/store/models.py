@@ -89,6 +89,9 @@ class Message(Base):
     duration_ms: Mapped[float | None] = mapped_column(Float)
     finish_reason: Mapped[str | None] = mapped_column(String(64))
     error: Mapped[str | None] = mapped_column(Text)
+    # Tool turns: an assistant's calls in OpenAI's shape, and the call a "tool" message answers.
+    tool_calls: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    tool_call_id: Mapped[str | None] = mapped_column(String(128))
     context_tokens: Mapped[int | None] = mapped_column(Integer)
     context_dropped: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -113,6 +113,8 @@ def message_info(
         prev_hash=row.prev_hash,
         chain_pos=row.chain_pos,
         shown_content=row.shown_content,
+        tool_calls=row.tool_calls,
+        tool_call_id=row.tool_call_id,
         context_tokens=row.context_tokens,
         context_dropped=row.context_dropped,
         context_message_ids=context,

@@ -7,7 +7,9 @@ from datetime import datetime
 from typing import Any, Literal
 
 Client = Literal["ui", "api", "demo"]
-MessageRole = Literal["system", "user", "assistant"]  # who wrote a message (user roles live in web/auth)
+MessageRole = Literal[
+    "system", "user", "assistant", "tool"
+]  # who wrote a message (user roles live in web/auth)
 FinalStatus = Literal["complete", "blocked", "interrupted", "error"]
 
 
@@ -113,6 +115,8 @@ class MessageInfo:
     context_dropped: int | None = None
     context_message_ids: list[int] = field(default_factory=list)  # what this answer saw, in order
     attachments: list[AttachmentInfo] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] | None = None  # an assistant's calls, in OpenAI's shape
+    tool_call_id: str | None = None  # a tool result: the call it answers
     rail_events: list[RailEventInfo] = field(default_factory=list)
     annotations: list[AnnotationInfo] = field(default_factory=list)
 

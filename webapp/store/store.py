@@ -138,6 +138,8 @@ class Store:
         model: str | None = None,
         attachments: Sequence[AttachmentIn] = (),
         error: str | None = None,
+        tool_calls: list[dict[str, Any]] | None = None,
+        tool_call_id: str | None = None,
     ) -> int:
         with self._write() as conn:
             return message_rows.insert_message(
@@ -152,6 +154,8 @@ class Store:
                 model=model,
                 attachments=attachments,
                 error=error,
+                tool_calls=tool_calls,
+                tool_call_id=tool_call_id,
             )
 
     def finish_user_message(
@@ -224,6 +228,7 @@ class Store:
         error: str | None = None,
         shown_content: str | None = None,
         rail_events: Sequence[RailEventIn] = (),
+        tool_calls: list[dict[str, Any]] | None = None,
     ) -> None:
         """Give a streaming message its final status and its hash-chain link, and store its rail verdicts,
         in one transaction. Final messages never change."""
@@ -242,6 +247,7 @@ class Store:
                 duration_ms=duration_ms,
                 error=error,
                 shown_content=shown_content,
+                tool_calls=tool_calls,
             )
 
     def mark_interrupted(self) -> int:

@@ -163,6 +163,8 @@ def _message_json(m: MessageInfo, seq_of: dict[int, int]) -> dict[str, Any]:
         "duration_ms": m.duration_ms,
         "finish_reason": m.finish_reason,
         "error": m.error,
+        "tool_calls": m.tool_calls,
+        "tool_call_id": m.tool_call_id,
         "created_at": _time(m.created_at),
         "updated_at": _time(m.updated_at),
         "chain_pos": m.chain_pos,
@@ -236,6 +238,8 @@ def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int
             duration_ms=r["duration_ms"],
             finish_reason=r["finish_reason"],
             error=r["error"],
+            tool_calls=r.get("tool_calls"),  # absent in exports made before tool turns
+            tool_call_id=r.get("tool_call_id"),
             context_tokens=context.get("tokens"),
             context_dropped=context.get("dropped"),
             created_at=_parse_time(r["created_at"]),

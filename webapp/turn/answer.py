@@ -12,8 +12,8 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from webapp.guard.interface import Rails
 from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
@@ -29,6 +29,8 @@ from webapp.turn.events import (
     TurnEvent,
     TurnRequest,
 )
+from webapp.turn.prompt import neutralise_tools
+from webapp.turn.toolcalls import GateStep, ToolCallAssembler, ToolCallGate
 from webapp.upstream.client import (
     Delta,
     ImagesNotSupported,
@@ -83,6 +85,7 @@ class AnswerStep:
         answer = Transcript()
         result = StreamResult()
         filt = self.guard.output_filter(user_text=request.text)
+        gate = ToolCallGate(self.guard, request.text, answer.tool_calls)
         verdicts: list[RailOutcome] = []  # stored together at the end: no extra writes on the streaming path
         started = time.monotonic()
         status: FinalStatus = "interrupted"  # what a cancelled or crashed stream is left as
@@ -91,14 +94,16 @@ class AnswerStep:
             self.served_model,
             context.messages,
             sampling=sampling,
-            extra_body=self.profile.request_extras(request.mode),
+            # The client's tools and structured-output fields, checked by the adapter; the profile's thinking
+            # switch last, so nothing a client sends can set it another way.
+            extra_body={**_upstream_fields(request), **self.profile.request_extras(request.mode)},
             max_tokens=max_tokens,
             result=result,
         )
         try:
-            async with aclosing(_filtered(stream, filt, answer, started)) as steps:
+            async with aclosing(_filtered(stream, filt, gate, answer, started)) as steps:
                 async for step in steps:
-                    for event in answer.release(step.released):
+                    for event in answer.release(step):
                         yield event
                     verdicts += step.events
                     if step.block is not None:
@@ -166,6 +171,7 @@ class AnswerStep:
             status="blocked",
             content=answer.raw_answer,
             reasoning=answer.raw_reasoning,
+            tool_calls=answer.tool_calls.openai() or None,  # blocked ones too: reviewers see what was stopped
             finish_reason="content_filter",
             shown_content="",
             error=rail.reason,
@@ -226,6 +232,7 @@ class AnswerStep:
             status=status,
             content=answer.raw_answer,
             reasoning=answer.raw_reasoning,
+            tool_calls=answer.tool_calls.openai() or None,
             finish_reason=result.finish_reason,
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
@@ -247,14 +254,18 @@ class AnswerStep:
 
 
 async def _filtered(
-    stream: AsyncIterator[Delta], filt: OutputFilter, answer: Transcript, started: float
-) -> AsyncGenerator[FilterStep, None]:
-    """The output rails' verdict on every delta as it arrives, then on what was still held back at the end."""
+    stream: AsyncIterator[Delta], filt: OutputFilter, gate: ToolCallGate, answer: Transcript, started: float
+) -> AsyncGenerator[FilterStep | GateStep, None]:
+    """The output rails' verdict on every delta as it arrives (text through the filter, tool calls through the
+    gate), then on what was still held back at the end."""
     async for delta in stream:
         answer.add(delta, started)
-        # Tool-call deltas have no output-rail channel yet (issue 11): one reaching here fails the turn closed.
-        yield await filt.feed(delta.kind, delta.text)  # type: ignore[arg-type]
+        if delta.kind == "tool_call":
+            yield await gate.feed(delta)
+        else:
+            yield await filt.feed(delta.kind, delta.text)
     yield await filt.flush()
+    yield await gate.flush()
 
 
 @dataclass
@@ -267,6 +278,7 @@ class Transcript:
     ttft_ms: float | None = None
     reasoning_started: float | None = None
     reasoning_ended: float | None = None
+    tool_calls: ToolCallAssembler = field(default_factory=ToolCallAssembler)  # fed by the gate, all of them
 
     def add(self, delta: Delta, started: float) -> None:
         now = time.monotonic()
@@ -276,7 +288,7 @@ class Transcript:
             self.raw_reasoning += delta.text
             self.reasoning_started = self.reasoning_started or now
             self.reasoning_ended = now
-        else:
+        elif delta.kind == "answer":
             self.raw_answer += delta.text
 
     @property
@@ -285,7 +297,10 @@ class Transcript:
             return None
         return self.reasoning_ended - self.reasoning_started
 
-    def release(self, released: Mapping[Channel, str]) -> list[TurnEvent]:
+    def release(self, step: FilterStep | GateStep) -> list[TurnEvent]:
+        if isinstance(step, GateStep):
+            return list(step.released)
+        released: Mapping[Channel, str] = step.released
         events: list[TurnEvent] = []
         if released.get("reasoning"):
             events.append(ReasoningDelta(released["reasoning"]))
@@ -293,6 +308,13 @@ class Transcript:
             self.shown_answer += released["answer"]
             events.append(AnswerDelta(released["answer"]))
         return events
+
+
+def _upstream_fields(request: TurnRequest) -> dict[str, Any]:
+    fields = dict(request.upstream_fields)
+    if "tools" in fields:  # rendered into the prompt by the chat template, like the user's text
+        fields["tools"] = neutralise_tools(fields["tools"])
+    return fields
 
 
 def upstream_error_code(exc: UpstreamError) -> str:

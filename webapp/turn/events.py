@@ -6,7 +6,7 @@ adapters and observers import the types without importing the pipeline (and noth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -25,6 +25,25 @@ class ImageInput:
     data: bytes
     name: str = "image"
     error: str | None = None  # already known to be unusable (e.g. its URL could not be fetched)
+    error_code: str | None = None  # the ImageError code behind `error`
+
+
+@dataclass(frozen=True)
+class HistoryMessage:
+    """An earlier message a client resends with a new conversation (OpenAI-style APIs)."""
+
+    role: Literal["user", "assistant", "tool"]
+    content: str
+    tool_calls: list[dict[str, Any]] | None = None  # an assistant's calls, in OpenAI's shape
+    tool_call_id: str | None = None  # a tool result: the call it answers
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a client's tool returned for one of the model's calls: the new input of a tool turn."""
+
+    call_id: str
+    content: str
 
 
 @dataclass
@@ -42,7 +61,14 @@ class TurnRequest:
     max_tokens: int | None = None
     # Earlier turns a client resends with a new conversation (OpenAI-style APIs): stored before the new
     # message and checked by the input rails with it. Ignored when continuing a stored session.
-    history: Sequence[tuple[Literal["user", "assistant"], str]] = ()
+    history: Sequence[HistoryMessage] = ()
+    # The new input of a turn that answers the model's tool calls (then `text` is empty).
+    tool_results: Sequence[ToolResult] = ()
+    # A client's own system prompt: after the operator's, through the input rails, if the settings allow it.
+    system_prompt: str = ""
+    # Request fields the model server gets as they are (tools, tool_choice, response_format,
+    # structured_outputs): chosen and checked by the adapter, never anything that reaches the chat template.
+    upstream_fields: Mapping[str, Any] = field(default_factory=dict)
     # Retry: answer the session's newest stored message again instead of a new one (text and images unused).
     retry: bool = False
 
@@ -76,10 +102,22 @@ class AnswerDelta:
 
 
 @dataclass(frozen=True)
+class ToolCallDelta:
+    """A tool call (or more of its arguments) that passed the output rails. `first`: carries id and name."""
+
+    index: int
+    call_id: str
+    name: str
+    arguments: str
+    first: bool = True
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know that does not stop the turn (e.g. images described, not shown)."""
 
     message: str
+    code: str = "notice"  # machine-readable, for API clients: images_described
 
 
 @dataclass(frozen=True)
@@ -106,7 +144,9 @@ class TurnDone:
     code: str | None = None
 
 
-TurnEvent = SessionReady | ContextInfo | Notice | ReasoningDelta | AnswerDelta | Retract | TurnDone
+TurnEvent = (
+    SessionReady | ContextInfo | Notice | ReasoningDelta | AnswerDelta | ToolCallDelta | Retract | TurnDone
+)
 
 
 class InputError(ValueError):

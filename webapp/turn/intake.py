@@ -16,6 +16,9 @@ from webapp.store import AttachmentIn
 from webapp.turn.events import ImageInput
 
 FETCH_TIMEOUT_S = 10.0
+# Why a linked image could not be downloaded, when that is the network's or the image host's doing rather than
+# the client's: the API answers these with a 502, not a 400.
+FETCH_FAILURES = frozenset({"fetch_failed", "fetch_timeout"})
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ async def fetch_image_urls(
                 else await fetch_image(url, allows=allows, max_bytes=max_bytes, timeout_s=FETCH_TIMEOUT_S)
             )
         except ImageError as exc:
-            fetched.append(ImageInput(b"", name=name, error=str(exc)))
+            fetched.append(ImageInput(b"", name=name, error=str(exc), error_code=exc.code))
             continue
         fetched.append(ImageInput(data, name=name))
     return fetched
@@ -93,3 +96,12 @@ def prepare_images(
             continue
         results.append(PreparedInput(image, prepared, None))
     return results
+
+
+def problem_code(problem: str, prepared: Sequence[PreparedInput]) -> str:
+    """The TurnDone code of input that cannot be processed: `image_fetch_failed` when the problem is an image
+    the app could not download (the network's or the image host's doing), else `invalid_request`."""
+    failed = next((p for p in prepared if p.error), None)
+    if failed is not None and failed.error == problem and failed.source.error_code in FETCH_FAILURES:
+        return "image_fetch_failed"
+    return "invalid_request"

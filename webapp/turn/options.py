@@ -7,6 +7,7 @@ values says so with ``dataclasses.replace``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,3 +23,6 @@ class TurnOptions:
     checkpoint_interval_s: float  # how often a streaming answer is saved
     image_clahe: bool  # OpenCV contrast normalisation of uploads
     describe_images: bool  # a text-only model gets a short description of each image (else: refused)
+    client_system_prompts: Literal[
+        "append", "ignore"
+    ]  # an API client's system messages: after the operator's

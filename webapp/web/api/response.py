@@ -14,18 +14,26 @@ import uuid
 from typing import Any
 
 from fastapi.responses import JSONResponse
-from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionMessage
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatCompletionMessage,
+    ChatCompletionMessageFunctionToolCall,
+    ChatCompletionMessageToolCallUnion,
+)
 from openai.types.chat import chat_completion as whole
 from openai.types.chat import chat_completion_chunk as chunked
 from openai.types.completion_usage import CompletionUsage
 from openai.types.shared import ErrorObject
 
-from webapp.turn.events import TurnDone
+from webapp.turn.events import Notice, ToolCallDelta, TurnDone
 from webapp.web.api.request import ApiError
 
 SESSION_HEADER = "X-Session-Id"
+NOTICE_HEADER = "X-Railchat-Notices"  # codes of the turn's notices, comma separated
 ERROR_STATUS = {  # TurnDone.code -> HTTP status for a failure that happened before anything was streamed
     "invalid_request": 400,
+    "image_fetch_failed": 502,  # an allowlisted image the app could not download: not the client's fault
     "images_not_supported": 400,
     "context_too_long": 400,
     "upstream_rejected": 400,
@@ -79,6 +87,35 @@ def usage_of(done: TurnDone) -> CompletionUsage | None:
     return CompletionUsage(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
     )
+
+
+def notices_of(notices: list[Notice]) -> list[dict[str, str]]:
+    return [{"code": n.code, "message": n.message} for n in notices]
+
+
+def tool_call_delta(event: ToolCallDelta) -> dict[str, Any]:
+    """One `delta.tool_calls` entry: id, type and name with a call's first piece, then arguments only."""
+    if not event.first:
+        return {"index": event.index, "function": {"arguments": event.arguments}}
+    function = {"name": event.name, "arguments": event.arguments}
+    return {"index": event.index, "id": event.call_id, "type": "function", "function": function}
+
+
+class ToolCalls:
+    """The calls of a non-streamed answer, put together from the deltas that passed the rails."""
+
+    def __init__(self) -> None:
+        self.calls: dict[int, dict[str, Any]] = {}
+
+    def add(self, event: ToolCallDelta) -> None:
+        call = self.calls.get(event.index)
+        if call is None:
+            self.calls[event.index] = {k: v for k, v in tool_call_delta(event).items() if k != "index"}
+        else:
+            call["function"]["arguments"] += event.arguments
+
+    def openai(self) -> list[dict[str, Any]] | None:
+        return [self.calls[i] for i in sorted(self.calls)] or None
 
 
 def finish_reason_of(done: TurnDone) -> str:
@@ -140,14 +177,27 @@ class Completion:
         )
         return sse(body.model_dump(exclude_unset=True))
 
-    def whole(self, content: str, reasoning: str, done: TurnDone) -> dict[str, Any]:
+    def whole(
+        self,
+        content: str,
+        reasoning: str,
+        done: TurnDone,
+        tool_calls: list[dict[str, Any]] | None = None,
+        notices: list[Notice] | None = None,
+    ) -> dict[str, Any]:
         added: dict[str, Any] = {"reasoning": reasoning or None}  # vLLM's field, not OpenAI's
-        message = ChatCompletionMessage(role="assistant", content=content, tool_calls=None, **added)
+        calls: list[ChatCompletionMessageToolCallUnion] | None = [
+            ChatCompletionMessageFunctionToolCall.model_validate(c) for c in tool_calls or ()
+        ] or None
+        content_or_none = None if calls and not content else content  # OpenAI: null content beside tool calls
+        message = ChatCompletionMessage(role="assistant", content=content_or_none, tool_calls=calls, **added)
         choice = whole.Choice.model_construct(
             index=0, message=message, finish_reason=finish_reason_of(done), logprobs=None
         )
         usage = usage_of(done) or CompletionUsage(prompt_tokens=0, completion_tokens=0, total_tokens=0)
         extra: dict[str, Any] = {"guardrails": rails} if (rails := guardrails_of(done)) is not None else {}
+        if notices:
+            extra["notices"] = notices_of(notices)
         body = ChatCompletion(
             id=self.id,
             object="chat.completion",

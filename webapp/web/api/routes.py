@@ -18,16 +18,25 @@ from openai.types import Model
 from webapp.turn.events import (
     AnswerDelta,
     InputError,
+    Notice,
     ReasoningDelta,
     Retract,
     SessionReady,
+    ToolCallDelta,
     TurnDone,
     TurnEvent,
     TurnRequest,
 )
 from webapp.turn.service import ChatService
 from webapp.web.api.request import ApiError, ChatCompletionRequest, decode_body, parse_request, turn_request
-from webapp.web.api.response import SESSION_HEADER, Completion, error_response, failure_of
+from webapp.web.api.response import (
+    NOTICE_HEADER,
+    SESSION_HEADER,
+    Completion,
+    ToolCalls,
+    error_response,
+    failure_of,
+)
 from webapp.web.api.stream import (
     ClientGone,
     TurnStreamResponse,
@@ -47,6 +56,7 @@ class TurnHead:
     events: AsyncGenerator[TurnEvent, None]
     head: list[TurnEvent] = field(default_factory=list)
     session_id: str | None = None
+    notices: list[Notice] = field(default_factory=list)
 
     async def read(self) -> TurnDone | None:
         """Read up to the first streamed text (or the end). Returns the TurnDone if the turn already ended."""
@@ -55,9 +65,11 @@ class TurnHead:
             if isinstance(event, SessionReady):
                 self.session_id = event.session_id
                 bind_session(event.session_id)
+            if isinstance(event, Notice):
+                self.notices.append(event)
             if isinstance(event, TurnDone):
                 return event
-            if isinstance(event, AnswerDelta | ReasoningDelta | Retract):
+            if isinstance(event, AnswerDelta | ReasoningDelta | ToolCallDelta | Retract):
                 return None
         return None
 
@@ -69,7 +81,10 @@ class TurnHead:
 
     @property
     def headers(self) -> dict[str, str]:
-        return {SESSION_HEADER: self.session_id or ""}
+        headers = {SESSION_HEADER: self.session_id or ""}
+        if self.notices:
+            headers[NOTICE_HEADER] = ",".join(n.code for n in self.notices)
+        return headers
 
 
 @dataclass(frozen=True)
@@ -122,17 +137,8 @@ class ChatCompletions:
             head, _ = await self._start(turn)
         except ApiError as exc:
             return error_response(exc)
-        content, reasoning, done = "", "", None
-        async with aclosing(head.events):
-            async for event in head:
-                if isinstance(event, AnswerDelta):
-                    content += event.text
-                elif isinstance(event, ReasoningDelta):
-                    reasoning += event.text
-                elif isinstance(event, Retract):
-                    content, reasoning = "", ""
-                elif isinstance(event, TurnDone):
-                    done = event
+        answer = await _collect(head)
+        done = answer.done
         if done is None:
             return error_response(
                 ApiError(503, "The answer was interrupted.", "interrupted"), head.session_id
@@ -141,8 +147,10 @@ class ChatCompletions:
         if (failure := failure_of(done)) is not None:
             return error_response(failure, head.session_id)
         if done.kind == "rail":
-            content, reasoning = done.message, ""
-        body = Completion(self.service.served_model).whole(content, reasoning, done)
+            answer = _Answer(content=done.message, done=done)
+        body = Completion(self.service.served_model).whole(
+            answer.content, answer.reasoning, done, answer.tool_calls.openai(), head.notices
+        )
         return JSONResponse(body, headers=head.headers)
 
     async def _stream(self, turn: TurnRequest, parsed: ChatCompletionRequest) -> Response:
@@ -156,6 +164,32 @@ class ChatCompletions:
             return error_response(failure, head.session_id)
         body = sse_events(head, Completion(self.service.served_model), parsed.include_usage)
         return TurnStreamResponse(closing_with(body, head.events), head.headers)
+
+
+@dataclass
+class _Answer:
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: ToolCalls = field(default_factory=ToolCalls)
+    done: TurnDone | None = None
+
+
+async def _collect(head: TurnHead) -> _Answer:
+    """A whole answer from the turn's events (what an output rail retracted is dropped)."""
+    answer = _Answer()
+    async with aclosing(head.events):
+        async for event in head:
+            if isinstance(event, AnswerDelta):
+                answer.content += event.text
+            elif isinstance(event, ReasoningDelta):
+                answer.reasoning += event.text
+            elif isinstance(event, ToolCallDelta):
+                answer.tool_calls.add(event)
+            elif isinstance(event, Retract):
+                answer = _Answer()
+            elif isinstance(event, TurnDone):
+                answer.done = event
+    return answer
 
 
 def build_router(service: ChatService, access: ApiAccess) -> APIRouter:

@@ -19,14 +19,16 @@ from typing import Any, TypeVar
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from webapp.turn.events import AnswerDelta, ReasoningDelta, TurnDone, TurnEvent
+from webapp.turn.events import AnswerDelta, Notice, ReasoningDelta, ToolCallDelta, TurnDone, TurnEvent
 from webapp.web.api.response import (
     Completion,
     error_body,
     failure_of,
     finish_reason_of,
     guardrails_of,
+    notices_of,
     sse,
+    tool_call_delta,
     usage_of,
 )
 
@@ -87,30 +89,38 @@ class TurnStreamResponse(StreamingResponse):
 async def sse_events(
     events: AsyncIterable[TurnEvent], completion: Completion, include_usage: bool
 ) -> AsyncGenerator[str, None]:
-    """The turn as OpenAI chunks: reasoning and answer deltas, then one final chunk (or an error event)."""
+    """The turn as OpenAI chunks: reasoning, answer and tool-call deltas, then one final chunk (or an error
+    event). Notices ride on the final chunk, like the guardrails verdict."""
+    notices: list[Notice] = []
     yield completion.chunk({"role": "assistant", "content": ""})
     async for event in events:
         if isinstance(event, ReasoningDelta):
             yield completion.text_chunk("reasoning", event.text)
         elif isinstance(event, AnswerDelta):
             yield completion.text_chunk("content", event.text)
+        elif isinstance(event, ToolCallDelta):
+            yield completion.chunk({"tool_calls": [tool_call_delta(event)]})
+        elif isinstance(event, Notice):
+            notices.append(event)
         elif isinstance(event, TurnDone):
             log_turn(event, stream=True)
-            for chunk in _final_chunks(event, completion, include_usage):
+            for chunk in _final_chunks(event, completion, include_usage, notices):
                 yield chunk
             return
 
 
-def _final_chunks(done: TurnDone, completion: Completion, include_usage: bool) -> list[str]:
+def _final_chunks(
+    done: TurnDone, completion: Completion, include_usage: bool, notices: list[Notice]
+) -> list[str]:
     if (failure := failure_of(done)) is not None:
         # The client saw part of an answer that was cut: an error event, never a normal finish.
         return [sse(error_body(failure.message, failure.code, failure.status))]
+    top: dict[str, Any] = {"notices": notices_of(notices)} if notices else {}
     if done.kind == "rail":  # the refusal as content; with an output block, discard what came before
-        chunks = [
-            completion.chunk({"content": done.message}, "content_filter", guardrails=guardrails_of(done))
-        ]
+        top["guardrails"] = guardrails_of(done)
+        chunks = [completion.chunk({"content": done.message}, "content_filter", **top)]
     else:
-        chunks = [completion.chunk({}, finish_reason_of(done))]
+        chunks = [completion.chunk({}, finish_reason_of(done), **top)]
     if include_usage and (usage := usage_of(done)) is not None:
         chunks.append(completion.usage_chunk(usage))
     return [*chunks, "data: [DONE]\n\n"]

@@ -1,0 +1,110 @@
+"""What a turn takes in besides the user's text: a client's system prompt, resent history, tool results.
+
+API clients (IDE plugins, agents) send their own system prompt, whole conversations, and the results of the
+tools the model called. All of it is text the model will read, so all of it goes through the input rails;
+tool results must answer calls the model really made, so a client cannot slip in a "result" for nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from webapp.store import MessageInfo, Store
+from webapp.turn.events import InputError, TurnRequest
+
+ClientSystemPrompts = Literal["append", "ignore"]
+
+
+def system_prompt_for(operator: str | None, request: TurnRequest, policy: ClientSystemPrompts) -> str | None:
+    """The operator's system prompt first, always; the client's after it when the settings allow."""
+    client = request.system_prompt.strip() if policy == "append" else ""
+    parts = [p for p in (operator, client) if p]
+    return "\n\n".join(parts) or None
+
+
+def rail_text(request: TurnRequest, descriptions: Sequence[str], policy: ClientSystemPrompts) -> str:
+    """Everything the model will read that the client sent: its system prompt, resent history (with the tool
+    calls it claims the model made), the new message or tool results, and image descriptions (QR text!)."""
+    history = []
+    for message in request.history:
+        history.append(message.content)
+        for call in message.tool_calls or ():
+            function = call.get("function") or {}
+            history += [str(function.get("name", "")), str(function.get("arguments", ""))]
+    system = [request.system_prompt] if policy == "append" else []
+    results = [r.content for r in request.tool_results]
+    return "\n\n".join(t for t in [*system, *history, request.text, *results, *descriptions] if t)
+
+
+def check_tool_results(request: TurnRequest, stored: Sequence[MessageInfo]) -> None:
+    """With a stored session, tool results must answer calls of its last complete answer (a retry after a
+    failed answer may send them again)."""
+    if not request.tool_results or not request.session_id:
+        return
+    last = next((m for m in reversed(stored) if m.role == "assistant" and m.status == "complete"), None)
+    called = {str(c.get("id")) for c in (last.tool_calls or ())} if last else set()
+    for result in request.tool_results:
+        if result.call_id not in called:
+            raise InputError(
+                "A tool result must answer a call the assistant made in its last answer.",
+                code="unknown_tool_call_id",
+            )
+
+
+def store_history(store: Store, session_id: str, request: TurnRequest) -> None:
+    """The conversation a client resent with a new session, stored before the new input (blocking)."""
+    for message in request.history:
+        store.add_message(
+            session_id,
+            role=message.role,
+            content=message.content,
+            mode=request.mode,
+            tool_calls=message.tool_calls,
+            tool_call_id=message.tool_call_id,
+        )
+
+
+def store_input(store: Store, session_id: str, request: TurnRequest, problem: str | None) -> int:
+    """Step 1 for input without images: the user's text, or the tool results (each its own message), stored
+    final at once. Returns the id of the last one stored (blocking)."""
+    status = "error" if problem else "complete"
+    if not request.tool_results:
+        return store.add_message(
+            session_id, role="user", content=request.text, status=status, mode=request.mode, error=problem
+        )
+    ids = [
+        store.add_message(
+            session_id,
+            role="tool",
+            content=result.content,
+            status=status,
+            mode=request.mode,
+            error=problem,
+            tool_call_id=result.call_id,
+        )
+        for result in request.tool_results
+    ]
+    return ids[-1]
+
+
+def problem_with(request: TurnRequest, max_chars: int, max_images: int) -> str | None:
+    """Why the input cannot be processed, in words for the user; None if it can."""
+    if (
+        not request.text.strip()
+        and not request.images
+        and not request.image_urls
+        and not request.tool_results
+    ):
+        return "Your message is empty. Type something or attach an image."
+    texts = [("Your message", request.text), ("The system prompt", request.system_prompt)]
+    texts += [("A tool result", r.content) for r in request.tool_results]
+    for name, text in texts:
+        if len(text) > max_chars:
+            return (
+                f"{name} is too long ({len(text):,} characters; the limit is {max_chars:,}). "
+                "Shorten it or split it into parts."
+            )
+    if (count := len(request.images) + len(request.image_urls)) > max_images:
+        return f"Too many images ({count}); at most {max_images} per message."
+    return None
