@@ -66,6 +66,11 @@ def test_legitimate_look_alikes_pass(moderator, text):
         ("k i l l yourself", "kill yourself"),
         ("diiiie", "die"),
         ("u shud kys", "you should kill yourself"),
+        ("k.i.l.l them", "kill them"),
+        ("k-i-l-l them", "kill them"),
+        ("k\u0456ll them", "kill them"),  # Cyrillic i
+        ("kil\u200bl them", "kill them"),  # zero-width space
+        ("ｋｉｌｌ them", "kill them"),  # full-width letters
     ],
 )
 def test_spelling_evasions_are_undone(spelled, plain):

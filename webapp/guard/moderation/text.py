@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,9 +24,17 @@ _UNIT_END = re.compile(r"(?<=[.!?;])\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|
 _PRONOUN = re.compile(r"\b(they|them|people like (?:that|them|this)|those people|every single one of them)\b")
 
 
+# Invisible characters and look-alike letters (Cyrillic, Greek) that make a word unreadable to a pattern.
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
+_HOMOGLYPHS = str.maketrans("аеорсхуіјѕԁɡοεαικνρτυχ", "aeopcxyijsdgoeaikvptux")
+_DOTTED = re.compile(r"\b(?:[a-z][.\-_*~]){2,}[a-z]\b")  # "k.i.l.l", "k-i-l-l"
+
+
 def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i") -> str:
     """Lower case with common obfuscations undone; keeps punctuation so units can still be found."""
-    text = text.lower().replace("’", "'")
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower().replace("’", "'")
+    text = text.translate(_HOMOGLYPHS)
+    text = _DOTTED.sub(lambda m: re.sub(r"[.\-_*~]", "", m.group(0)), text)
     leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
     text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
