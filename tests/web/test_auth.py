@@ -140,7 +140,9 @@ def test_ui_asks_for_a_login_when_an_auth_file_is_set(tmp_path: Path, store, gua
     from webapp.web.app import create_app
 
     settings = load_settings(data_dir=tmp_path, rails=RAILS_DIR, auth_file=write_auth_file(tmp_path))
-    with TestClient(create_app(settings, make_service(store, guard, upstream))) as client:
+    with TestClient(
+        create_app(settings, make_service(store, guard, upstream)), base_url="http://127.0.0.1"
+    ) as client:
         assert client.get("/config").status_code == 401  # the UI's data needs a session
         assert client.post("/login", data={"username": "alice", "password": "wrong"}).status_code == 400
         assert (
@@ -156,5 +158,7 @@ def test_ui_is_open_on_loopback_without_an_auth_file(tmp_path: Path, store, guar
     from webapp.web.app import create_app
 
     settings = load_settings(data_dir=tmp_path, rails=RAILS_DIR)
-    with TestClient(create_app(settings, make_service(store, guard, upstream))) as client:
+    with TestClient(
+        create_app(settings, make_service(store, guard, upstream)), base_url="http://127.0.0.1"
+    ) as client:
         assert client.get("/config").status_code == 200

@@ -126,7 +126,7 @@ def test_full_app_serves_api_and_metrics_beside_the_ui(tmp_path: Path, upstream)
         data_dir=tmp_path, llm_url=upstream.base_url, rails=RAILS_DIR, url_allowlist=TEST_ALLOWLIST
     )
     service = build_service(settings, Upstream(upstream.base_url), served_model=upstream.model)
-    with TestClient(create_app(settings, service)) as client:
+    with TestClient(create_app(settings, service), base_url="http://127.0.0.1") as client:
         assert client.get("/v1/models").json()["data"][0]["id"] == upstream.model
         assert client.get("/healthz").json()["upstream"] == "ok"
         response = client.get("/metrics")

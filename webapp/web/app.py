@@ -18,8 +18,9 @@ from webapp.store import Store
 from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import Profile, get_profile
-from webapp.web.auth import ApiAccess
+from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors
+from webapp.web.hostguard import HostGuard
 
 ASSETS = resource_dir("assets")
 
@@ -101,6 +102,9 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
     app.add_middleware(GradioDoors, upload_dir=upload_dir)
+    if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
+        # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
+        app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
     return gr.mount_gradio_app(
         app,
         blocks,
