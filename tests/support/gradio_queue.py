@@ -37,6 +37,8 @@ class GradioQueue:
     def __init__(self, client: httpx.Client) -> None:
         self.client = client
         self.config: dict[str, Any] = client.get("/config").json()
+        # One browser tab: Gradio keeps per-tab state (gr.State, dropdown choices) under this hash.
+        self.session_hash = secrets.token_hex(6)
 
     def components(self) -> dict[int, dict[str, Any]]:
         return {c["id"]: c for c in self.config["components"]}
@@ -50,18 +52,23 @@ class GradioQueue:
                 return int(dep.get("id", index))
         raise KeyError(api_name)
 
-    def run(self, fn_index: int, data: list[Any], *, timeout_s: float = 30) -> EventResult:
-        session = secrets.token_hex(6)
+    def join(self, fn_index: int, data: list[Any]) -> httpx.Response:
         dep = next(d for d in self.dependencies() if d.get("id") == fn_index)
         trigger = dep["targets"][0][0] if dep.get("targets") else None
-        body = {"data": data, "fn_index": fn_index, "session_hash": session, "trigger_id": trigger}
-        join = self.client.post("/gradio_api/queue/join", json=body)
+        body = {"data": data, "fn_index": fn_index, "session_hash": self.session_hash, "trigger_id": trigger}
+        return self.client.post("/gradio_api/queue/join", json=body)
+
+    def stream(self, timeout_s: float = 30) -> Any:
+        return self.client.stream(
+            "GET", "/gradio_api/queue/data", params={"session_hash": self.session_hash}, timeout=timeout_s
+        )
+
+    def run(self, fn_index: int, data: list[Any], *, timeout_s: float = 30) -> EventResult:
+        join = self.join(fn_index, data)
         result = EventResult(join.status_code, join.text)
         if join.status_code != 200:
             return result
-        with self.client.stream(
-            "GET", "/gradio_api/queue/data", params={"session_hash": session}, timeout=timeout_s
-        ) as stream:
+        with self.stream(timeout_s) as stream:
             for line in stream.iter_lines():
                 if not line.startswith("data:"):
                     continue
@@ -70,6 +77,12 @@ class GradioQueue:
                 if message.get("msg") in ("process_completed", "unexpected_error"):
                     break
         return result
+
+    def outputs(self, fn_index: int, data: list[Any]) -> list[Any]:
+        """Run an event that must succeed and return its final output values."""
+        result = self.run(fn_index, data)
+        assert result.completed is not None and result.completed["success"], result.raw[-500:]
+        return list(result.completed["output"]["data"])
 
 
 def file_urls(text: str) -> list[str]:

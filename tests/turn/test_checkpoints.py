@@ -7,9 +7,9 @@ from webapp.turn.checkpoints import Checkpoints
 
 class FakeStore:
     def __init__(self) -> None:
-        self.writes: list[list[tuple[int, str, str]]] = []
+        self.writes: list[list[tuple[int, str, str, str]]] = []
 
-    def checkpoints(self, texts: list[tuple[int, str, str]]) -> None:
+    def checkpoints(self, texts: list[tuple[int, str, str, str]]) -> None:
         self.writes.append(sorted(texts))
 
 
@@ -30,7 +30,7 @@ async def test_every_noted_answer_is_written_in_one_batch_per_interval() -> None
     assert store.writes == []  # the interval has not passed
     clock.now += 0.5
     await saved.note(3, "c", "")
-    assert store.writes == [[(1, "a longer", ""), (2, "b", "r"), (3, "c", "")]]
+    assert store.writes == [[(1, "a longer", "", ""), (2, "b", "r", ""), (3, "c", "", "")]]
     await saved.note(2, "b more", "r")
     clock.now += 0.2
     await saved.note(1, "x", "")
@@ -44,4 +44,4 @@ async def test_a_forgotten_answer_is_not_written() -> None:
     saved.forget(1)
     clock.now += 1
     await saved.note(2, "b", "")
-    assert store.writes == [[(2, "b", "")]]
+    assert store.writes == [[(2, "b", "", "")]]

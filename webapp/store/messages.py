@@ -126,11 +126,13 @@ def finish_user_message(
     )
 
 
-def checkpoint(conn: Connection, message_id: int, *, content: str, reasoning: str) -> None:
+def checkpoint(
+    conn: Connection, message_id: int, *, content: str, reasoning: str, shown_content: str | None = None
+) -> None:
     result = conn.execute(
         update(MESSAGES)
         .where(MESSAGES.c.id == message_id, MESSAGES.c.status == "streaming")
-        .values(content=content, reasoning=reasoning, updated_at=now())
+        .values(content=content, reasoning=reasoning, shown_content=shown_content, updated_at=now())
     )
     if result.rowcount != 1:
         raise StoreError(f"message {message_id} is not streaming")
@@ -254,8 +256,9 @@ def add_rail_events(conn: Connection, message_id: int, events: Sequence[RailEven
     )
 
 
-def checkpoint_many(conn: Connection, texts: Sequence[tuple[int, str, str]]) -> None:
-    """Save the text streamed so far of several answers: ``(message_id, content, reasoning)`` each.
+def checkpoint_many(conn: Connection, texts: Sequence[tuple[int, str, str, str]]) -> None:
+    """Save the text streamed so far of several answers: ``(message_id, content, reasoning, shown)`` each,
+    shown being what the chatter saw (a reopened chat shows only that if the process dies).
 
     An answer that became final meanwhile is skipped, not an error: its final text is already stored.
     """
@@ -264,9 +267,14 @@ def checkpoint_many(conn: Connection, texts: Sequence[tuple[int, str, str]]) -> 
     statement = (
         update(MESSAGES)
         .where(MESSAGES.c.id == bindparam("message_id"), MESSAGES.c.status == "streaming")
-        .values(content=bindparam("new_content"), reasoning=bindparam("new_reasoning"), updated_at=now())
+        .values(
+            content=bindparam("new_content"),
+            reasoning=bindparam("new_reasoning"),
+            shown_content=bindparam("new_shown"),
+            updated_at=now(),
+        )
     )
-    rows = [{"message_id": i, "new_content": c, "new_reasoning": r} for i, c, r in texts]
+    rows = [{"message_id": i, "new_content": c, "new_reasoning": r, "new_shown": s} for i, c, r, s in texts]
     conn.execute(statement, rows)
 
 

@@ -202,16 +202,20 @@ class Store:
             )
             return answer_id
 
-    def checkpoints(self, texts: Sequence[tuple[int, str, str]]) -> None:
+    def checkpoints(self, texts: Sequence[tuple[int, str, str, str]]) -> None:
         """Save the text of several streaming answers, ``(message_id, content, reasoning)`` each, in one
         transaction; answers that became final meanwhile are skipped."""
         with self._write() as conn:
             message_rows.checkpoint_many(conn, texts)
 
-    def checkpoint(self, message_id: int, *, content: str, reasoning: str) -> None:
+    def checkpoint(
+        self, message_id: int, *, content: str, reasoning: str, shown_content: str | None = None
+    ) -> None:
         """Save the text streamed so far; one small UPDATE, meant to be called every fraction of a second."""
         with self._write() as conn:
-            message_rows.checkpoint(conn, message_id, content=content, reasoning=reasoning)
+            message_rows.checkpoint(
+                conn, message_id, content=content, reasoning=reasoning, shown_content=shown_content
+            )
 
     def finish_message(
         self,

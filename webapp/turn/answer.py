@@ -243,7 +243,7 @@ class AnswerStep:
         )
 
     async def _maybe_checkpoint(self, answer_id: int, answer: Transcript) -> None:
-        await self.checkpoints.note(answer_id, answer.raw_answer, answer.raw_reasoning)
+        await self.checkpoints.note(answer_id, answer.raw_answer, answer.raw_reasoning, answer.shown_answer)
 
     def _verdicts(self, answer_id: int, verdicts: Sequence[RailOutcome]) -> list[RailEventIn]:
         """What is stored with the final answer (nothing more is checkpointed for it) and told to metrics."""

@@ -22,13 +22,14 @@ class Checkpoints:
         self._store = store
         self._interval_s = interval_s
         self._clock = clock
-        self._pending: dict[int, tuple[str, str]] = {}
+        self._pending: dict[int, tuple[str, str, str]] = {}
         self._last_write = clock()
         self._writing = False
 
-    async def note(self, answer_id: int, content: str, reasoning: str) -> None:
-        """Remember the answer's text so far; write everything noted if the interval has passed."""
-        self._pending[answer_id] = (content, reasoning)
+    async def note(self, answer_id: int, content: str, reasoning: str, shown: str = "") -> None:
+        """Remember the answer's text so far (and the part the chatter was shown, for a reopened chat after a
+        crash); write everything noted if the interval has passed."""
+        self._pending[answer_id] = (content, reasoning, shown)
         now = self._clock()
         if self._writing or now - self._last_write < self._interval_s:
             return
@@ -45,5 +46,5 @@ class Checkpoints:
         self._pending.pop(answer_id, None)
 
 
-def _rows(batch: dict[int, tuple[str, str]]) -> list[tuple[int, str, str]]:
-    return [(answer_id, content, reasoning) for answer_id, (content, reasoning) in batch.items()]
+def _rows(batch: dict[int, tuple[str, str, str]]) -> list[tuple[int, str, str, str]]:
+    return [(answer_id, *texts) for answer_id, texts in batch.items()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from webapp.guard.verdicts import RailOutcome
 from webapp.store import MessageInfo, Store
 from webapp.turn.events import InputError, TurnRequest
 
@@ -52,14 +53,19 @@ def check_tool_results(request: TurnRequest, stored: Sequence[MessageInfo]) -> N
             )
 
 
-def store_history(store: Store, session_id: str, request: TurnRequest) -> None:
-    """The conversation a client resent with a new session, stored before the new input (blocking)."""
+def store_history(
+    store: Store, session_id: str, request: TurnRequest, *, blocked: RailOutcome | None = None
+) -> None:
+    """The conversation a client resent with a new session, stored before the new input (blocking); as
+    blocked if the input rails blocked it, so it never reaches the model (reviewers still see it)."""
     for message in request.history:
         store.add_message(
             session_id,
             role=message.role,
             content=message.content,
             mode=request.mode,
+            status="blocked" if blocked else "complete",
+            error=blocked.reason if blocked else None,
             tool_calls=message.tool_calls,
             tool_call_id=message.tool_call_id,
         )

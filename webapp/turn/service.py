@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, nullcontext
 from dataclasses import dataclass, replace
@@ -26,7 +27,7 @@ from webapp.media.describe import describe_image
 from webapp.store import Store
 from webapp.turn.answer import AnswerStep, rail_events
 from webapp.turn.checkpoints import Checkpoints
-from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
+from webapp.turn.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
 from webapp.turn.events import (
     ContextInfo,
     ImageInput,
@@ -84,7 +85,7 @@ class ChatService:
                     yield event
 
     async def _turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
-        session_id = await self._session_for(request)
+        session_id, history_block = await self._session_for(request)
         # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
         # Retry answers the newest stored message again instead: nothing new is stored for the user.
         if request.retry:
@@ -116,11 +117,19 @@ class ChatService:
                 code="images_described",
             )
 
-        # 3. Input rails: nothing reaches the model after a block.
+        # 3. Input rails: nothing reaches the model after a block. They read everything the model would
+        # read, stored history included, on every turn: text that passed once is not trusted for ever.
         verdicts = await self.guard.check_input(
-            rail_text(request, descriptions, self.options.client_system_prompts),
+            "\n\n".join(
+                [
+                    rail_text(request, descriptions, self.options.client_system_prompts),
+                    await self._model_bound_text(session_id, ()),
+                ]
+            ),
             [u for u in request.image_urls if not u.startswith("data:")],
         )
+        if history_block is not None:
+            verdicts.append(history_block)
         await self._store_rail_events(user_id, verdicts)
         block = next((v for v in verdicts if v.blocked), None)
         if block is not None:
@@ -244,7 +253,12 @@ class ChatService:
             clahe=self.options.image_clahe,
         )
 
-    async def _session_for(self, request: TurnRequest) -> str:
+    async def _session_for(self, request: TurnRequest) -> tuple[str, RailOutcome | None]:
+        """The session to continue, or a new one holding the client's resent history.
+
+        Resent history passes the input rails before it is stored: if they block it, it is stored as
+        blocked (reviewers see it, the model never does) and the turn is refused with that verdict.
+        """
         if request.retry and not request.session_id:
             raise InputError("Nothing to retry yet: send a message first.", code="nothing_to_retry")
         if request.session_id:
@@ -253,7 +267,12 @@ class ChatService:
                 raise InputError("That chat session does not exist.", code="session_not_found")
             if request.tool_results:
                 check_tool_results(request, await asyncio.to_thread(self.store.messages, info.id))
-            return info.id
+            return info.id, None
+        history_block = None
+        if request.history:
+            resent = "\n\n".join(m.content for m in request.history if m.content)
+            verdicts = await self.guard.check_input(resent)
+            history_block = next((v for v in verdicts if v.blocked), None)
         first_text = request.history[0].content if request.history else request.text
         fallback = "Image chat" if request.images or request.image_urls else "Untitled"
         title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
@@ -264,8 +283,17 @@ class ChatService:
             model=self.served_model,
             title=title,
         )
-        await asyncio.to_thread(store_history, self.store, session_id, request)
-        return session_id
+        await asyncio.to_thread(store_history, self.store, session_id, request, blocked=history_block)
+        return session_id, history_block
+
+    async def _model_bound_text(self, session_id: str, descriptions: Sequence[str]) -> str:
+        """Every text the model would read from this session (the new message included), for the input rails."""
+
+        def collect() -> str:
+            usable = to_context_messages(self.store.messages(session_id), images=self.profile.images)
+            return "\n\n".join([*(_text_of(m) for m in usable), *descriptions])
+
+        return await asyncio.to_thread(collect)
 
     async def _build_context(
         self, session_id: str, request: TurnRequest, max_model_len: int, max_tokens: int
@@ -321,3 +349,12 @@ def _ignore(event: TurnEvent) -> None:
 
 def _ignore_verdicts(outcomes: Sequence[RailOutcome]) -> None:
     pass
+
+
+def _text_of(message: ContextMessage) -> str:
+    """The text of one message as the model reads it: content, text parts and tool-call arguments."""
+    parts = [message.content] if isinstance(message.content, str) else []
+    if isinstance(message.content, list):
+        parts += [str(p.get("text", "")) for p in message.content if p.get("type") == "text"]
+    parts += [json.dumps(call, ensure_ascii=False) for call in message.tool_calls or []]
+    return "\n".join(p for p in parts if p)
