@@ -105,22 +105,30 @@ class GradioSubmit:
     fn_index: int
     trigger_id: int
     chatbot_output: int  # position of the Chatbot among the event's outputs
+    inputs: tuple[Any, ...]  # what a fresh page sends: each input's initial value, the question in the box
 
     @classmethod
     async def discover(cls, client: httpx.AsyncClient, root: str) -> GradioSubmit:
         config = (await client.get(f"{root}/config")).json()
-        types = {c["id"]: c.get("type") for c in config["components"]}
+        components = {c["id"]: c for c in config["components"]}
+        types = {i: c.get("type") for i, c in components.items()}
         for dep in config["dependencies"]:
             for target, event in dep.get("targets", []):
                 if types.get(target) == "multimodaltextbox" and event == "submit":
                     outputs = [types.get(o) for o in dep["outputs"]]
-                    return cls(root, dep["id"], target, outputs.index("chatbot"))
+                    inputs = tuple(
+                        {"text": QUESTION, "files": []}
+                        if types.get(i) == "multimodaltextbox"
+                        else (components[i].get("props") or {}).get("value")
+                        for i in dep["inputs"]
+                    )
+                    return cls(root, dep["id"], target, outputs.index("chatbot"), inputs)
         raise RuntimeError("no chat box submit event in the Gradio config")
 
 
 async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, expected: str) -> Turn:
     session = secrets.token_hex(6)
-    data = [{"text": QUESTION, "files": []}, [], None, "", "Instant"]
+    data = list(submit.inputs)
     started = time.perf_counter()
     first: float | None = None
     try:

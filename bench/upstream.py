@@ -18,10 +18,11 @@ from typing import Any
 
 MODEL = "bench-model"
 MAX_MODEL_LEN = 32768
-WORDS = (
-    "Paris is the capital of France and sits on the Seine where bridges old and new cross a river that "
-    "has carried boats for two thousand years while markets cafes and museums fill the banks with people "
-    "who come to read walk eat and talk late into the evening under the lamps"
+WORDS = (  # plain prose in sentences of ~10-15 words, as a model writes: the rails judge it sentence by sentence
+    "Paris is the capital of France and sits on both banks of the Seine. Its bridges, old and new, "
+    "cross a river that has carried boats for two thousand years. Markets, cafes and museums fill the "
+    "streets with people who come to read, walk and eat. In the evening the lamps come on along the quays, "
+    "and the city keeps talking into the night."
 ).split()
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
