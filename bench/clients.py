@@ -9,7 +9,9 @@ browser could paint.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -144,7 +146,7 @@ async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, expected:
         )
         if join.status_code != 200:
             return Turn(None, time.perf_counter() - started, False, f"join HTTP {join.status_code}")
-        outputs: list[Any] | None = None
+        outputs = _Outputs()
         url = f"{submit.root}/gradio_api/queue/data"
         async with client.stream("GET", url, params={"session_hash": session}) as response:
             async for line in response.aiter_lines():
@@ -156,28 +158,42 @@ async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, expected:
                     output = message.get("output") or {}
                     if not message.get("success", True) or "error" in output and output["error"]:
                         return Turn(first, time.perf_counter() - started, False, str(output)[:200])
-                    outputs = _apply(outputs, output.get("data") or [])
-                    if first is None and _answer(outputs, submit.chatbot_output):
+                    outputs.apply(output.get("data") or [])
+                    if first is None and _answer(outputs.shown, submit.chatbot_output):
                         first = time.perf_counter() - started
                     if kind == "process_completed":
                         break
     except httpx.HTTPError as exc:
         return Turn(first, time.perf_counter() - started, False, f"{type(exc).__name__}: {exc}"[:200])
     total = time.perf_counter() - started
-    answer = _answer(outputs, submit.chatbot_output) if outputs else ""
-    complete = answer.strip() == expected.strip()
-    return Turn(first, total, complete, None if complete else f"incomplete: {len(answer)} chars")
+    answer = _answer(outputs.shown, submit.chatbot_output)
+    complete = _visible_text(answer) == " ".join(expected.split())
+    return Turn(
+        first, total, complete, None if complete else f"incomplete: {len(answer)} chars: {answer[-60:]!r}"
+    )
 
 
-def _apply(outputs: list[Any] | None, data: list[Any]) -> list[Any]:
-    """The first generating message carries values, later ones diffs (lists of [action, path, value])."""
-    if outputs is None:
-        return list(data)
-    return [_merge(old, new) for old, new in zip(outputs, data, strict=False)]
+class _Outputs:
+    """The event's outputs as Gradio streams them: the first message carries values, later ones diffs
+    against the previous raw values (update dicts included); ``shown`` is what the page displays."""
+
+    def __init__(self) -> None:
+        self.raw: list[Any] | None = None
+        self.shown: list[Any] = []
+
+    def apply(self, data: list[Any]) -> None:
+        if self.raw is None:
+            self.raw = list(data)
+            self.shown = [None] * len(data)
+        else:
+            self.raw = [
+                apply_diff(old, new) if _is_diff(new) else new
+                for old, new in zip(self.raw, data, strict=True)
+            ]
+        self.shown = [_shown(old, new) for old, new in zip(self.shown, self.raw, strict=True)]
 
 
-def _merge(old: Any, new: Any) -> Any:
-    value = apply_diff(old, new) if _is_diff(new) else new
+def _shown(old: Any, value: Any) -> Any:
     if (
         isinstance(value, dict) and value.get("__type__") == "update"
     ):  # gr.update(): only what it names changes
@@ -202,6 +218,11 @@ def _answer(outputs: list[Any] | None, index: int) -> str:
         if isinstance(m, dict) and m.get("role") == "assistant" and not (m.get("metadata") or {}).get("title")
     ]
     return "".join(t for t in texts if t)
+
+
+def _visible_text(rendered: str) -> str:
+    """The words a reader sees in the Chatbot's message (the UI sends answers rendered to HTML)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", rendered)).split())
 
 
 def _text_parts(content: Any) -> str:
