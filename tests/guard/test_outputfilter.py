@@ -92,6 +92,8 @@ async def test_link_split_across_deltas_is_never_released(guard):
         shown += step.released.get("answer", "")
         if step.block:
             break
+    else:
+        step = await flt.flush()  # checks may wait for the next delta: the end of the stream judges the rest
     assert step.block is not None and "evil.example" in step.block.reason
     assert "evil" not in shown
 
@@ -185,6 +187,8 @@ async def test_the_real_moderation_blocks_abuse_streamed_word_by_word(guard):
         if step.block:
             block = step.block
             break
+    else:
+        block = (await flt.flush()).block
     assert block is not None and block.rail == "moderation"
     assert "idiot" not in shown and "worthless" not in shown
 
@@ -222,3 +226,16 @@ async def test_code_is_shown_as_written():
     flt, _ = spied_filter()
     pieces, block = await feed_all(flt, list(code))
     assert block is None and "".join(pieces) == code
+
+
+async def test_after_the_first_words_checks_are_spaced_by_the_minimum_interval():
+    now = [0.0]
+    spy = Spy()
+    flt = OutputFilter(url_policy=None, moderate=spy, min_check_interval_s=0.025, clock=lambda: now[0])
+    assert (await flt.feed("answer", "First ")).released == {"answer": "First "}  # at once
+    now[0] += 0.010
+    assert (await flt.feed("answer", "second ")).released == {}  # 10 ms after the last check: waits
+    now[0] += 0.020
+    assert (await flt.feed("answer", "third ")).released == {"answer": "second third "}  # judged together
+    assert spy.judged == ["First ", "First second third "]
+    assert (await flt.flush()).released == {}

@@ -128,11 +128,18 @@ class OutputFilter:
         moderate: Moderate | None,
         check_whole: CheckWhole | None = None,
         hold_limit: int = HOLD_LIMIT,
+        min_check_interval_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._url_policy = url_policy
         self._moderate = moderate
         self._check_whole = check_whole
         self._hold_limit = hold_limit
+        # Once the first words are shown, checks run at most this often: a check costs about the same for
+        # one word as for three, and a fast model sends a word every few ms. 0: every word.
+        self._min_check_interval_s = min_check_interval_s
+        self._clock = clock
+        self._last_check = float("-inf")
         self._streams: dict[Channel, _Stream] = {c: _Stream() for c in CHANNELS}
         self._tallies: dict[str, _Tally] = {}
         self._block: RailOutcome | None = None
@@ -142,7 +149,12 @@ class OutputFilter:
             return FilterStep(block=self._block)
         stream = self._streams[channel]
         stream.pending += text
+        now = self._clock()
+        if stream.released and now - self._last_check < self._min_check_interval_s:
+            return FilterStep()  # the next delta brings more words to judge in the same check
         piece, consumed = self._next_piece(stream, final=False)
+        if piece:
+            self._last_check = now
         return self._judge_and_release(channel, piece, consumed)
 
     async def flush(self) -> FilterStep:
