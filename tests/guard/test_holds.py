@@ -1,6 +1,6 @@
 import pytest
 
-from webapp.guard.holds import Fence, escape_opening, mask_code, unfinished_start, word_end
+from webapp.guard.holds import Fence, escape_openings, mask_code, unfinished_start, word_end
 
 
 @pytest.mark.parametrize(
@@ -47,5 +47,5 @@ def test_fence_state_follows_open_and_close():
 def test_word_end_and_escape():
     assert word_end("one two thr") == 8
     assert word_end("partial") == 0
-    assert escape_opening("a <b", 2) == "a &lt;b"
-    assert escape_opening("a ![x", 2) == "a !\\[x"
+    text = "a <b ![x `<c` \\[d [e"
+    assert escape_openings(text, mask_code(text, Fence()), 2, len(text) - 2) == "a &lt;b !\\[x `<c` \\[d [e"

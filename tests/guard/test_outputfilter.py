@@ -239,3 +239,14 @@ async def test_after_the_first_words_checks_are_spaced_by_the_minimum_interval()
     assert (await flt.feed("answer", "third ")).released == {"answer": "second third "}  # judged together
     assert spy.judged == ["First ", "First second third "]
     assert (await flt.flush()).released == {}
+
+
+@pytest.mark.parametrize("run", ["[", "<a ", "<!--", "[a](", '<a title="'])
+async def test_a_flood_of_unclosed_constructs_is_escaped_in_one_pass(run):
+    flt, _ = spied_filter(hold_limit=50)
+    flood = run * (6000 // len(run))
+    step = await flt.feed("answer", flood + " tail ")
+    final = await flt.flush()
+    shown = step.released.get("answer", "") + final.released.get("answer", "")
+    assert final.block is None and "<" not in shown.replace("&lt;", "")
+    assert "tail" in shown

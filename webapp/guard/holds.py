@@ -25,6 +25,7 @@ _SIGNIFICANT = re.compile(r"\\.|<|\[|\]|\n[ \t]*\n", re.S)
 _TAG_START = re.compile(r"<(?:[A-Za-z/?!]|[A-Za-z][A-Za-z0-9+.\-]*:)")
 # The rest of a tag from after its "<": quoted values may hold ">"; a lone quote keeps it open (holding).
 _TAG_REST = re.compile(r"(?:\"[^\"]*\"|'[^']*'|[^\"'>])*>")
+_OPENINGS = re.compile(r"\\.|[<\[]", re.S)
 _REFDEF_WAITING = re.compile(r":[ \t]*(?:\n[ \t]*)?\Z")
 
 
@@ -167,9 +168,14 @@ def _with_bang(text: str, bracket: int) -> int:
     return bracket - 1 if bracket > 0 and text[bracket - 1] == "!" else bracket
 
 
-def escape_opening(text: str, at: int) -> str:
-    """``text`` with the construct opening at ``at`` made inert: ``<`` as ``&lt;``, ``[`` as ``\\[``."""
-    if text[at] == "!":
-        at += 1
-    replacement = "&lt;" if text[at] == "<" else "\\["
-    return text[:at] + replacement + text[at + 1 :]
+def escape_openings(text: str, masked: str, start: int, end: int) -> str:
+    """``text`` with every construct opening in ``[start, end)`` made inert: ``<`` as ``&lt;``, ``[`` as
+    ``\\[`` (not in code, where ``masked`` is blank, nor where already escaped). One pass, however many."""
+
+    def inert(match: re.Match[str]) -> str:
+        char = match.group(0)
+        if char.startswith("\\") or masked[start + match.start()] not in "<[":
+            return char
+        return "&lt;" if char == "<" else "\\["
+
+    return text[:start] + _OPENINGS.sub(inert, text[start:end]) + text[end:]

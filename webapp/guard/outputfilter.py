@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from webapp.guard.holds import Fence, escape_opening, mask_code, unfinished_start, word_end
+from webapp.guard.holds import Fence, escape_openings, mask_code, unfinished_start, word_end
 from webapp.guard.rendered import html_urls, rendered_urls
 from webapp.guard.urlpolicy import UrlPolicy, absolute_target
 from webapp.guard.verdicts import RailOutcome
@@ -38,6 +38,7 @@ CHANNELS: tuple[Channel, ...] = ("answer", "reasoning")
 HOLD_LIMIT = 1000  # characters an unfinished construct may hold back before it is released escaped
 LINE_CONTEXT = 400  # released characters of the current line a piece is judged with, at most
 SENTENCE_CONTEXT = 400  # released characters moderation sees before a piece, at most
+SHORT_SENTENCE = 40  # a sentence shorter than this so far is judged with the one before it
 FENCE_CONTEXT = 2000  # released characters of an open code block whose HTML a piece is judged with
 
 # Characters without which a piece holds no link, image, tag, entity or linkifiable name.
@@ -93,8 +94,11 @@ class _Stream:
         return self.released[max(self.fence_start, len(self.released) - FENCE_CONTEXT) :]
 
     def sentence_context(self) -> str:
-        """The sentence before the current one and the current one so far."""
-        return self.released[max(self.previous_sentence_start, len(self.released) - SENTENCE_CONTEXT) :]
+        """The current sentence so far; while it is short, with the sentence before it ("Women. They
+        should..."). Moderation judges sentence by sentence, and its cost grows with the text it is given."""
+        start = self.sentence_start if len(self.released) - self.sentence_start >= SHORT_SENTENCE else 0
+        start = max(start, self.previous_sentence_start)
+        return self.released[max(start, len(self.released) - SENTENCE_CONTEXT) :]
 
     def release(self, piece: str, consumed: int) -> None:
         before = len(self.released)
@@ -189,18 +193,22 @@ class OutputFilter:
             return "", 0
         context = stream.line_context()
         window = context + pending[:cut]
-        grown = 0  # characters added by escaping, all before any later opening
-        for _ in range(window.count("<") + window.count("[") + 1):
-            opening = unfinished_start(mask_code(window, stream.fence), len(context))
+        opening = unfinished_start(mask_code(window, stream.fence), len(context))
+        stale_end = len(window) if final else min(len(window), len(context) + len(pending) - self._hold_limit)
+        if opening is not None and opening < stale_end:
+            # held too long (or the stream ended): what opened there can never complete, show it as text
+            head = escape_openings(
+                window[:stale_end], mask_code(window[:stale_end], stream.fence), opening, stale_end
+            )
+            grown = len(head) - stale_end
+            window = head + window[stale_end:]
+            opening = unfinished_start(mask_code(window, stream.fence), len(head))
             if opening is None:
                 return window[len(context) :], cut
-            if final or len(context) + len(pending) + grown - opening > self._hold_limit:
-                escaped = escape_opening(window, opening)  # it can never complete now: plain text
-                grown += len(escaped) - len(window)
-                window = escaped
-                continue
             return window[len(context) : opening], opening - len(context) - grown
-        return "", 0
+        if opening is None:
+            return window[len(context) :], cut
+        return window[len(context) : opening], opening - len(context)
 
     def _judge_and_release(
         self, channel: Channel, piece: str, consumed: int, *, final: bool = False

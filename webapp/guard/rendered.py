@@ -47,11 +47,15 @@ URL_ATTRIBUTES = frozenset(
     "from by".split()
 )
 _NESTED_HTML_ATTRIBUTES = frozenset({"srcdoc"})
+_SLICE = 4000  # characters markdown-it parses at once
+_SLICE_OVERLAP = 1500  # more than the stream's hold limit: a construct longer than that is escaped
 _MAX_DEPTH = 3  # HTML inside comments inside srcdoc...: deeper nesting is judged by the text view only
 
 # Characters without which the CommonMark and HTML views find nothing the text view does not.
 _MARKUP = re.compile(r"[\[\]<>&`\\]")
-_EMAIL = re.compile(r"[A-Za-z0-9._+\-]+@([a-zA-Z0-9\-_]+(?:\.[a-zA-Z0-9\-_]*[a-zA-Z0-9])+)(?![\-_])")
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._+\-])[A-Za-z0-9._+\-]+@([a-zA-Z0-9\-_]+(?:\.[a-zA-Z0-9\-_]*[a-zA-Z0-9])+)(?![\-_])"
+)
 _VALUE_SEPARATORS = re.compile(r"[\s,;]+")
 _CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|(.))", re.S)
 _CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
@@ -103,11 +107,27 @@ def prose_of(text: str, code_fence: str = "") -> str:
 
 def markdown_targets(text: str) -> Iterator[str]:
     """Destinations of links, images, autolinks and reference definitions, as CommonMark reads them."""
-    env: dict[str, Any] = {}
-    tokens = _MARKDOWN.parse(text, env)
-    for reference in env.get("references", {}).values():
-        yield reference["href"]
-    yield from _inline_targets(tokens)
+    for part in _slices(text):
+        env: dict[str, Any] = {}
+        tokens = _MARKDOWN.parse(part, env)
+        for reference in env.get("references", {}).values():
+            yield reference["href"]
+        yield from _inline_targets(tokens)
+
+
+def _slices(text: str) -> Iterator[str]:
+    """``text`` in overlapping slices that start at a line: markdown-it is quadratic on some inputs ("["
+    repeated), and no construct the stream lets through is longer than the overlap (it is held, then
+    escaped)."""
+    start = 0
+    while True:
+        end = start + _SLICE
+        yield text[start:end]
+        if end >= len(text):
+            return
+        next_start = end - _SLICE_OVERLAP
+        line = text.rfind("\n", start + 1, next_start)
+        start = line + 1 if line > start else next_start
 
 
 def _inline_targets(tokens: Iterable[Token]) -> Iterator[str]:
@@ -123,9 +143,16 @@ def _inline_targets(tokens: Iterable[Token]) -> Iterator[str]:
 def html_urls(text: str, depth: int = 0) -> list[str]:
     """URLs in the attributes, style sheets and comments of the HTML in ``text`` (relative ones too)."""
     parser = _HtmlUrls(depth)
-    parser.feed(text)
+    parser.feed(_closed_tags_only(text))
     parser.close()
     return parser.found
+
+
+def _closed_tags_only(text: str) -> str:
+    """``text`` with every "<" after the last ">" escaped: such a tag never closes, so no browser builds
+    it, and html.parser re-scans an unclosed tag from every "<" (quadratic: 3 KB of "<a " took 0.5 s)."""
+    last = text.rfind(">")
+    return text if "<" not in text[last + 1 :] else text[: last + 1] + text[last + 1 :].replace("<", "&lt;")
 
 
 class _HtmlUrls(HTMLParser):
