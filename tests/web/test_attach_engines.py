@@ -61,7 +61,7 @@ def test_healthz_uses_the_model_list_when_the_engine_has_no_health_endpoint(
             data_dir=tmp_path, llm_url=upstream.base_url, rails=RAILS_DIR, url_allowlist=TEST_ALLOWLIST
         )
         service = build_service(settings, Upstream(upstream.base_url), served_model=upstream.model)
-        with TestClient(create_app(settings, service)) as client:
+        with TestClient(create_app(settings, service), base_url="http://127.0.0.1") as client:
             assert client.get("/healthz").json()["upstream"] == "ok"
             upstream.healthy = False
             assert client.get("/healthz").status_code == 503
