@@ -73,6 +73,8 @@ class Settings(BaseSettings):
     demo: bool = False
     concurrent_turns: int = 16  # chat turns the UI streams at once; more wait in its queue
     queue_size: int = 64  # turns that may wait; beyond that a visitor is told the app is busy
+    invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
+    demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
 
     system_prompt: str = "You are a helpful assistant."  # empty: no system prompt
     # An API client's own system/developer messages: "append" (after the operator's system prompt, through
@@ -128,6 +130,11 @@ class Settings(BaseSettings):
     def models_dir(self) -> Path:
         """Where prepared models (the embedded default, test models) are kept."""
         return self.cache_dir / "models"
+
+    @property
+    def demo_mode(self) -> bool:
+        """Anonymous visitors with limits: --demo, --invite-only, or a public --share link."""
+        return self.demo or self.share or self.invite_only
 
     @property
     def attach(self) -> bool:

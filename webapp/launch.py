@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--auth-file", type=Path)
     p.add_argument("--share", action="store_true", default=None)
     p.add_argument("--demo", action="store_true", default=None)
+    p.add_argument(
+        "--invite-only", action="store_true", default=None, help="demo: visitors need an invite link"
+    )
     p.add_argument("--config", type=Path, help="TOML settings file")
     p.add_argument("--data-dir", type=Path)
     return p
@@ -162,10 +165,6 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_from(args, passthrough)
     configure_logging(settings)
     profile = get_profile(settings.profile_name)
-    if settings.share:
-        say(
-            "warning: --share links are not available in this build (and need internet); serving locally only."
-        )
     t0 = time.monotonic()
     server = None
     if settings.attach:
@@ -200,6 +199,10 @@ def serve(
         f"railchat ready after {time.monotonic() - t0:.0f} s: http://{settings.host}:{settings.port}/ "
         f"(model {served}, profile {profile.name})"
     )
+    if settings.share:
+        from webapp.web.share import share_in_background
+
+        share_in_background(settings.host, settings.port, say=say)
     run_app(app, settings)
     return 0
 

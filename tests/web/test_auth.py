@@ -40,10 +40,11 @@ api_keys = ["{hash_api_key(ROOT_KEY)}"]
 
 
 def test_passwords_are_salted_scrypt_hashes() -> None:
-    first, second = hash_password("pw"), hash_password("pw")
-    assert first.startswith("scrypt$") and first != second and "pw" not in first
-    assert verify_password(first, "pw") and not verify_password(first, "PW")
-    assert not verify_password("garbage", "pw")
+    # A password with a space: it cannot turn up in a base64 hash by chance ("pw" did, 1 run in ~30).
+    first, second = hash_password("pass word"), hash_password("pass word")
+    assert first.startswith("scrypt$") and first != second and "pass word" not in first
+    assert verify_password(first, "pass word") and not verify_password(first, "PASS WORD")
+    assert not verify_password("garbage", "pass word")
 
 
 def test_auth_file_users_roles_and_keys(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from webapp.store import MessageInfo, Store
+from webapp.store import MessageInfo, SessionInfo, Store
 from webapp.store.chain import FINAL_STATUSES, GENESIS, canonical_json, link_hash, sha256_hex
 
 
@@ -23,7 +23,11 @@ def verify_session(store: Store, session_id: str) -> VerifyResult:
     session = store.get_session(session_id)
     if session is None:
         return VerifyResult(False, None, f"no session {session_id!r}")
-    messages = store.messages(session_id)
+    return verify_loaded(session, store.messages(session_id))
+
+
+def verify_loaded(session: SessionInfo, messages: Sequence[MessageInfo]) -> VerifyResult:
+    """The same check over a session already read (the Reviewer API reads it once for both)."""
     problem = _check_messages(messages) or _check_links(messages)
     if problem is not None:
         return problem

@@ -296,10 +296,18 @@ def record_context(
         )
 
 
-def add_annotation(conn: Connection, message_id: int, *, author: str, text: str) -> int:
+def add_annotation(conn: Connection, message_id: int, *, author: str, text: str, label: str = "") -> int:
+    session_of = select(MESSAGES.c.session_id).where(MESSAGES.c.id == message_id).scalar_subquery()
     return conn.execute(
         insert(ANNOTATIONS)
-        .values(message_id=message_id, author=author, text=text, created_at=now())
+        .values(
+            session_id=session_of,
+            message_id=message_id,
+            author=author,
+            label=label,
+            text=text,
+            created_at=now(),
+        )
         .returning(ANNOTATIONS.c.id)
     ).scalar_one()
 

@@ -65,7 +65,12 @@ class Session(Base):
     chain_head: Mapped[str] = mapped_column(String(64), default="")
     chain_length: Mapped[int] = mapped_column(Integer, default=0)
 
-    __table_args__ = (Index("ix_sessions_owner_updated", "owner", "updated_at"),)
+    __table_args__ = (
+        Index("ix_sessions_owner_updated", "owner", "updated_at"),
+        # The reviewers' list: newest first, optionally by client (see webapp/store/review.py).
+        Index("ix_sessions_updated", "updated_at", "id"),
+        Index("ix_sessions_client_updated", "client", "updated_at"),
+    )
 
 
 class Message(Base):
@@ -103,7 +108,8 @@ class Message(Base):
 
     __table_args__ = (
         UniqueConstraint("session_id", "seq", name="uq_messages_session_seq"),
-        Index("ix_messages_status", "status"),
+        # "sessions holding a message in status X" without touching the message rows.
+        Index("ix_messages_status_session", "status", "session_id"),
     )
 
 
@@ -132,7 +138,10 @@ class Attachment(Base):
     thumbnail_sha256: Mapped[str | None] = mapped_column(String(64), ForeignKey("blobs.sha256"))
     error: Mapped[str | None] = mapped_column(Text)
 
-    __table_args__ = (Index("ix_attachments_message", "message_id"),)
+    __table_args__ = (
+        Index("ix_attachments_message", "message_id"),
+        Index("ix_attachments_sha256", "sha256"),
+    )
 
 
 class RailEvent(Base):
@@ -147,7 +156,10 @@ class RailEvent(Base):
     latency_ms: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
-    __table_args__ = (Index("ix_rail_events_message", "message_id"), Index("ix_rail_events_rail", "rail"))
+    __table_args__ = (
+        Index("ix_rail_events_message", "message_id"),
+        Index("ix_rail_events_rail_decision", "rail", "decision", "message_id"),
+    )
 
 
 class ContextRecord(Base):
@@ -165,17 +177,76 @@ class ContextRecord(Base):
 
 
 class Annotation(Base):
-    """A reviewer's note on a message."""
+    """A reviewer's label and note on a message, or on a whole session (message_id None)."""
 
     __tablename__ = "annotations"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    message_id: Mapped[int] = mapped_column(Integer, ForeignKey("messages.id", ondelete="CASCADE"))
+    session_id: Mapped[str] = mapped_column(String(64), ForeignKey("sessions.id", ondelete="CASCADE"))
+    message_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("messages.id", ondelete="CASCADE"), nullable=True
+    )
     author: Mapped[str] = mapped_column(String(255))
-    text: Mapped[str] = mapped_column(Text)
+    label: Mapped[str] = mapped_column(String(100), default="")
+    text: Mapped[str] = mapped_column(Text)  # the note
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
-    __table_args__ = (Index("ix_annotations_message", "message_id"),)
+    __table_args__ = (
+        Index("ix_annotations_message", "message_id"),
+        Index("ix_annotations_session", "session_id"),
+    )
+
+
+class Invite(Base):
+    """A demo invite link. Only a hash of its token is kept: the database never holds a usable link."""
+
+    __tablename__ = "invites"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # public handle for list/revoke
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    message_quota: Mapped[int] = mapped_column(Integer)
+    messages_used: Mapped[int] = mapped_column(Integer, default=0)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class DemoVisitor(Base):
+    """Which invite a demo visitor (an anonymous owner id) came in with."""
+
+    __tablename__ = "demo_visitors"
+
+    owner: Mapped[str] = mapped_column(String(255), primary_key=True)
+    invite_id: Mapped[str | None] = mapped_column(String(32), ForeignKey("invites.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RateHit(Base):
+    """One admitted message of a visitor: the per-minute limit counts these in a sliding window."""
+
+    __tablename__ = "rate_hits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    visitor: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_rate_hits_visitor_at", "visitor", "at"),)
+
+
+class TurnSlot(Base):
+    """A turn running or waiting, shared by every app replica on the database. A slot whose holder died
+    expires, so a crashed replica cannot keep the demo busy forever."""
+
+    __tablename__ = "turn_slots"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    visitor: Mapped[str] = mapped_column(String(255))
+    state: Mapped[str] = mapped_column(String(16))  # running | waiting
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_turn_slots_state", "state", "expires_at"),)
 
 
 # Core handles on the tables: the store writes with SQLAlchemy Core, not through ORM objects.

@@ -77,7 +77,13 @@ def load_messages(conn: Connection, which: ColumnElement[bool]) -> list[MessageI
     ):
         notes[n.message_id].append(
             AnnotationInfo(
-                id=n.id, message_id=n.message_id, author=n.author, text=n.text, created_at=n.created_at
+                id=n.id,
+                message_id=n.message_id,
+                author=n.author,
+                text=n.text,
+                created_at=n.created_at,
+                label=n.label,
+                session_id=n.session_id,
             )
         )
     return [message_info(r, attachments[r.id], events[r.id], context[r.id], notes[r.id]) for r in rows]

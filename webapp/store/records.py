@@ -81,10 +81,12 @@ class RailEventInfo:
 @dataclass(frozen=True)
 class AnnotationInfo:
     id: int
-    message_id: int
+    message_id: int | None  # None: a note on the whole session
     author: str
-    text: str
+    text: str  # the note
     created_at: datetime
+    label: str = ""
+    session_id: str = ""
 
 
 @dataclass(frozen=True)

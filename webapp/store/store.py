@@ -11,7 +11,7 @@ Synchronous SQLAlchemy Core on one engine, safe to share between threads (async 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -54,6 +54,10 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def transaction(self, *, write: bool = False) -> AbstractContextManager[Connection]:
+        """One short transaction for the store's sibling modules (review, invites, limits)."""
+        return self._write() if write else self._read()
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
@@ -289,9 +293,9 @@ class Store:
         with self._write() as conn:
             message_rows.record_context(conn, answer_id, message_ids, tokens=tokens, dropped=dropped)
 
-    def add_annotation(self, message_id: int, *, author: str, text: str) -> int:
+    def add_annotation(self, message_id: int, *, author: str, text: str, label: str = "") -> int:
         with self._write() as conn:
-            return message_rows.add_annotation(conn, message_id, author=author, text=text)
+            return message_rows.add_annotation(conn, message_id, author=author, text=text, label=label)
 
     # reads ---------------------------------------------------------------------------------------------
 

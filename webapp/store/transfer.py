@@ -196,7 +196,8 @@ def _message_json(m: MessageInfo, seq_of: dict[int, int]) -> dict[str, Any]:
             for e in m.rail_events
         ],
         "annotations": [
-            {"author": n.author, "text": n.text, "created_at": _time(n.created_at)} for n in m.annotations
+            {"author": n.author, "label": n.label, "text": n.text, "created_at": _time(n.created_at)}
+            for n in m.annotations
         ],
     }
 
@@ -262,8 +263,10 @@ def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int
     for n in r["annotations"]:
         conn.execute(
             insert(ANNOTATIONS).values(
+                session_id=session_id,
                 message_id=message_id,
                 author=n["author"],
+                label=n.get("label", ""),
                 text=n["text"],
                 created_at=_parse_time(n["created_at"]),
             )

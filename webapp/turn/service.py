@@ -17,7 +17,7 @@ import asyncio
 import functools
 import json
 from collections.abc import AsyncGenerator, Sequence
-from contextlib import aclosing, nullcontext
+from contextlib import AsyncExitStack, aclosing, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ from webapp.guard.interface import Rails
 from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
 from webapp.media.describe import describe_image
 from webapp.store import Store
+from webapp.turn.admission import Admission, Refused
 from webapp.turn.answer import AnswerStep, rail_events
 from webapp.turn.checkpoints import Checkpoints
 from webapp.turn.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
@@ -66,6 +67,7 @@ class ChatService:
     served_model: str
     options: TurnOptions  # limits and switches, from Settings
     observer: TurnObserver | None = None  # metrics; sees every event and every rail verdict
+    admission: Admission | None = None  # demo limits: asked once the user's message is stored
 
     @functools.cached_property
     def _checkpoints(self) -> Checkpoints:
@@ -78,13 +80,15 @@ class ChatService:
 
     async def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         observing = self.observer.turn(request.client) if self.observer else nullcontext(_ignore)
-        with observing as observe:
-            async with aclosing(self._turn(request)) as events:
-                async for event in events:
-                    observe(event)
-                    yield event
+        # `held` keeps what the admission lends the turn (a running slot) until the turn has ended.
+        async with AsyncExitStack() as held:
+            with observing as observe:
+                async with aclosing(self._turn(request, held)) as events:
+                    async for event in events:
+                        observe(event)
+                        yield event
 
-    async def _turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
+    async def _turn(self, request: TurnRequest, held: AsyncExitStack) -> AsyncGenerator[TurnEvent, None]:
         session_id, history_block = await self._session_for(request)
         # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
         # Retry answers the newest stored message again instead: nothing new is stored for the user.
@@ -96,6 +100,11 @@ class ChatService:
         yield SessionReady(session_id, user_id)
         if problem:
             yield TurnDone("error", None, problem, kind="error", code=problem_code(problem, prepared))
+            return
+        refused = await self._admit(request, held)
+        if refused is not None:
+            await self._store_answer_error(session_id, user_id, str(refused), request)
+            yield TurnDone("error", None, str(refused), kind="error", code=refused.code)
             return
 
         # 2. Images are prepared above. A model that cannot see them gets a description, or a clear refusal.
@@ -180,6 +189,15 @@ class ChatService:
                 yield event
 
     # -- steps --------------------------------------------------------------------------------------------
+
+    async def _admit(self, request: TurnRequest, held: AsyncExitStack) -> Refused | None:
+        if self.admission is None:
+            return None
+        try:
+            await held.enter_async_context(self.admission(request))
+        except Refused as refused:
+            return refused
+        return None
 
     async def _store_user_message(
         self, session_id: str, request: TurnRequest

@@ -21,6 +21,7 @@ from webapp.upstream.profiles import Profile, get_profile
 from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors
 from webapp.web.hostguard import HostGuard
+from webapp.web.review_access import ReviewAccess
 
 ASSETS = resource_dir("assets")
 
@@ -74,6 +75,8 @@ def browser_state_secret(data_dir: Path) -> str:
 def create_app(settings: Settings, service: ChatService) -> FastAPI:
     import gradio as gr
 
+    from webapp.web import demo
+    from webapp.web.audit_ui import AuditTab
     from webapp.web.ui import ChatUI
 
     upload_dir = private_gradio_tempdir(settings)
@@ -91,13 +94,18 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         }
         return JSONResponse(body, status_code=200 if upstream_ok else 503)
 
-    access = install_observability_and_api(app, settings, service)
+    access, review_access = install_observability_and_api(app, settings, service)
+    secret = browser_state_secret(settings.data_dir)
+    demo.install(app, settings, service, browser_secret=secret)
+    # Demo visitors get no Audit tab at all; elsewhere it is drawn for reviewers and admins only.
+    audit = [] if settings.demo_mode else [AuditTab(service.store, review_access)]
     blocks = ChatUI(
         service,
         concurrency=settings.concurrent_turns,
         queue_size=settings.queue_size,
-        browser_secret=browser_state_secret(settings.data_dir),
+        browser_secret=secret,
         upload_dir=upload_dir,
+        extra_tabs=audit,
     ).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
@@ -105,7 +113,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
-    return gr.mount_gradio_app(
+    mounted = gr.mount_gradio_app(
         app,
         blocks,
         path="/",
@@ -116,9 +124,18 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         max_file_size=settings.max_image_bytes,
         footer_links=[],
         css=css,
-        auth=ui_login(access),
+        auth=None if settings.demo_mode else ui_login(access),  # demo: anonymous visitors only
         auth_message="railchat: sign in with the account from the auth file.",
     )
+    review_access.login.app = gradio_app_of(mounted)  # the Reviewer API also accepts the UI login
+    return mounted
+
+
+def gradio_app_of(app: FastAPI) -> object:
+    """The Gradio app mounted at "/" (it holds the login tokens)."""
+    from starlette.routing import Mount
+
+    return next(r.app for r in app.routes if isinstance(r, Mount) and r.path in ("", "/"))
 
 
 def ui_login(access: ApiAccess) -> Callable[[str, str], bool] | None:
@@ -129,18 +146,22 @@ def ui_login(access: ApiAccess) -> Callable[[str, str], bool] | None:
     return lambda name, password: auth_file.check_password(name, password) is not None
 
 
-def install_observability_and_api(app: FastAPI, settings: Settings, service: ChatService) -> ApiAccess:
-    """`/v1/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these paths."""
-    from webapp.web import api, metrics
+def install_observability_and_api(
+    app: FastAPI, settings: Settings, service: ChatService
+) -> tuple[ApiAccess, ReviewAccess]:
+    """`/v1/*`, `/api/*`, `/metrics`, request ids and counters. Before the UI mount: "/" would catch these."""
+    from webapp.web import api, metrics, reviewer_api
     from webapp.web.logs import RequestIdMiddleware, allow_content_in_log
 
     access = ApiAccess.from_settings(settings)
+    review_access = ReviewAccess(access, demo=settings.demo_mode)
     service.observer = app_metrics = metrics.Metrics()  # a registry per app
     metrics.install(app, app_metrics, access)
     api.install(app, service, access)
+    reviewer_api.install(app, service.store, review_access)
     app.add_middleware(RequestIdMiddleware)
     allow_content_in_log(settings.log_content)
-    return access
+    return access, review_access
 
 
 def run_app(app: FastAPI, settings: Settings) -> None:

@@ -170,9 +170,7 @@ class ApiAccess:
     @classmethod
     def from_settings(cls, settings: Any) -> ApiAccess:
         auth = AuthFile.load(Path(settings.auth_file)) if settings.auth_file else None
-        open_locally = (
-            auth is None and is_loopback(settings.host) and not settings.demo and not settings.share
-        )
+        open_locally = auth is None and is_loopback(settings.host) and not settings.demo_mode
         return cls(auth, open_locally)
 
     def owner(self, authorization: str | None, role: Role = "chatter") -> str:

@@ -190,7 +190,9 @@ class ChatHandlers:
 
 
 def _tab_visibility(tabs: Sequence[tuple[ExtraTab, gr.Tab]]) -> Any:
-    def show(request: gr.Request) -> Outputs:
-        return tuple(gr.update(visible=extra.visible_to(request)) for extra, _ in tabs)
+    def show(request: gr.Request) -> Any:
+        updates = tuple(gr.update(visible=extra.visible_to(request)) for extra, _ in tabs)
+        # Gradio takes a one-output function's return value whole: a 1-tuple would not be read as an update.
+        return updates[0] if len(updates) == 1 else updates
 
     return show

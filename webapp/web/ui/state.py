@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from webapp.turn.events import ImageInput
+from webapp.web import visitors
 
 
 @dataclass
@@ -30,6 +31,9 @@ def owner_id(request: Any, browser_id: str) -> str:
     username = getattr(request, "username", None) if request is not None else None
     if username:
         return f"user:{username}"
+    vouched = visitors.owner_of(dict(getattr(request, "headers", None) or {}))  # demo: signed visitor id
+    if vouched:
+        return vouched
     return browser_id if browser_id.startswith("browser:") else new_owner_id()
 
 

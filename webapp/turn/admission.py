@@ -1,0 +1,28 @@
+"""The seam where a deployment decides whether a turn may run now (demo limits, quotas, a busy server).
+
+ChatService asks it right after the user's message is stored, so a refused message is never lost: the
+visitor sees why and when to retry, and reviewers see the message with the refusal stored as its answer.
+An admission is an async context manager so it can also hold something for the whole turn (a slot
+among the turns running at once) and give it back however the turn ends.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from webapp.turn.events import InputError, TurnRequest
+
+
+class Refused(InputError):
+    """Not now: a message for the user, a code for the API, and when to retry (None: do not)."""
+
+    def __init__(self, message: str, code: str, retry_after_s: int | None = None) -> None:
+        super().__init__(message, code=code)
+        self.retry_after_s = retry_after_s
+
+
+class Admission(Protocol):
+    def __call__(self, request: TurnRequest) -> AbstractAsyncContextManager[None]:
+        """Enter before the turn runs (raise Refused to refuse it); exit when it has ended."""
+        ...
