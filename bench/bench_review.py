@@ -88,9 +88,9 @@ def fill(store: Store, sessions: int, per_session: int, seed: int = 7) -> None:
                 )
                 if role == "assistant":
                     crows.append((message_id, 0, message_id - 1))
-                    erows.append((message_id, "output", "moderation", "allow", "", 1.0, at))
+                    erows.append((sid, message_id, "output", "moderation", "allow", "", 1.0, at))
                     if status == "blocked":
-                        erows.append((message_id, "output", rng.choice(RAILS), "block", "r", 1.0, at))
+                        erows.append((sid, message_id, "output", rng.choice(RAILS), "block", "r", 1.0, at))
         cur.executemany(
             "INSERT INTO sessions (id, owner, client, title, model, created_at, updated_at, deleted_at, "
             "message_count, chain_head, chain_length) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -103,8 +103,8 @@ def fill(store: Store, sessions: int, per_session: int, seed: int = 7) -> None:
         )
         cur.executemany("INSERT INTO context_records (answer_id, position, message_id) VALUES (?,?,?)", crows)
         cur.executemany(
-            "INSERT INTO rail_events (message_id, stage, rail, decision, reason, latency_ms, created_at) "
-            "VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO rail_events (session_id, message_id, stage, rail, decision, reason, latency_ms, created_at) "
+            "VALUES (?,?,?,?,?,?,?,?)",
             erows,
         )
         conn.commit()

@@ -142,3 +142,41 @@ def test_overview_counts_turns_blocks_and_errors(store: Store) -> None:
     }
     assert sum(e["count"] for e in data["errors"]) == 1
     assert review.overview(store, SessionFilter(owner="nobody")) == {"turns": [], "errors": [], "blocks": []}
+
+
+def test_an_existing_database_is_upgraded_with_its_notes_and_verdicts(tmp_path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from webapp.store.engine import MIGRATIONS
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0001")  # a database from before reviewers had their product
+        conn.exec_driver_sql(
+            "INSERT INTO sessions VALUES ('s1', 'user:a', 'ui', 't', 'm', '2026-11-01 10:00:00', "
+            "'2026-11-01 10:00:00', NULL, 1, '', 0)"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO messages (id, session_id, seq, role, content, reasoning, status, created_at, updated_at) "
+            "VALUES (1, 's1', 1, 'assistant', 'x', '', 'blocked', '2026-11-01 10:00:00', '2026-11-01 10:00:00')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO rail_events (message_id, stage, rail, decision, reason, latency_ms, created_at) "
+            "VALUES (1, 'output', 'moderation', 'block', 'r', 1, '2026-11-01 10:00:00')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO annotations (message_id, author, text, created_at) VALUES (1, 'r', 'old note', "
+            "'2026-11-01 10:00:00')"
+        )
+    engine.dispose()
+    with Store(url) as store:
+        assert ids(store, rail="moderation") == {"s1"}
+        notes = review.session_annotations(store, "s1")
+        assert [(n.message_id, n.text, n.label) for n in notes] == [(1, "old note", "")]
+        assert store.purge_older_than(0) == 1  # and old rows still go with their session

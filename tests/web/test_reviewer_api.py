@@ -112,6 +112,30 @@ def test_access_matrix(store: Store, seeded: Seeded, caller: str) -> None:
             assert response.json()["error"]["code"]
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "https://attacker.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Content-Type": "text/plain; x=application/json"},
+    ],
+)
+def test_a_reviewers_login_cookie_does_not_work_for_other_sites(
+    store: Store, seeded: Seeded, headers: dict[str, str]
+) -> None:
+    client = make_client(store, auth=auth_file())
+    client.cookies.update({"access-token-cid": "tok-rita"})
+    url = f"/api/sessions/{seeded.leak}/annotations"
+    response = client.post(url, content='{"label": "forged", "message_id": null}', headers=headers)
+    assert response.status_code in (400, 403), headers
+    assert client.get(f"/api/sessions/{seeded.leak}").json()["annotations"] == []
+    same_site = client.post(
+        url, json={"label": "mine", "message_id": None}, headers={"Sec-Fetch-Site": "same-origin"}
+    )
+    assert same_site.status_code == 201
+
+
 def test_open_locally_only_for_local_tools(store: Store, seeded: Seeded) -> None:
     client = make_client(store, auth=None, open_locally=True)
     assert client.get("/api/sessions").status_code == 200
@@ -350,3 +374,14 @@ def test_chatters_never_read_across_owners_through_v1(tmp_path: Path, service: A
             assert LEAK not in response.text and "sunny" not in response.text
     assert client.get("/api/sessions", headers=as_user("bob")).status_code == 403
     assert client.get("/api/sessions", headers=REVIEWER).status_code == 200
+
+
+@pytest.mark.parametrize("caller", ["user:bob", "user:rita", "browser:forged", "api:local", "user:alice "])
+def test_outside_api_nobody_opens_another_owners_chat(service: Any, store: Store, caller: str) -> None:
+    seeded = seed(store)
+    for session in (seeded.weather, seeded.leak):  # alice's
+        assert service.sessions.owned(caller, session) is None
+        assert service.sessions.transcript(caller, session) is None
+        assert not service.sessions.delete(caller, session)
+        assert session not in {s.id for s in service.sessions.recent(caller)}
+    assert service.sessions.transcript("user:alice", seeded.leak) is not None

@@ -239,10 +239,14 @@ def add_rail_events(conn: Connection, message_id: int, events: Sequence[RailEven
     if not events:
         return
     created = now()
+    session_id = conn.execute(select(MESSAGES.c.session_id).where(MESSAGES.c.id == message_id)).scalar()
+    if session_id is None:
+        raise StoreError(f"no message {message_id}")
     conn.execute(
         insert(RAIL_EVENTS),
         [
             {
+                "session_id": session_id,
                 "message_id": message_id,
                 "stage": e.stage,
                 "rail": e.rail,

@@ -148,6 +148,8 @@ class RailEvent(Base):
     __tablename__ = "rail_events"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    # The message's session, repeated so "sessions a rail blocked in" is one index probe per session.
+    session_id: Mapped[str] = mapped_column(String(64), ForeignKey("sessions.id", ondelete="CASCADE"))
     message_id: Mapped[int] = mapped_column(Integer, ForeignKey("messages.id", ondelete="CASCADE"))
     stage: Mapped[str] = mapped_column(String(32))
     rail: Mapped[str] = mapped_column(String(100))
@@ -158,7 +160,7 @@ class RailEvent(Base):
 
     __table_args__ = (
         Index("ix_rail_events_message", "message_id"),
-        Index("ix_rail_events_rail_decision", "rail", "decision", "message_id"),
+        Index("ix_rail_events_rail_decision", "rail", "decision", "session_id"),
     )
 
 

@@ -125,10 +125,10 @@ def _filtered(query: Select[Any], f: SessionFilter) -> Select[Any]:
         query = query.where(exists().where(MESSAGES.c.session_id == s.id, MESSAGES.c.status == f.status))
     if f.rail is not None:
         query = query.where(
-            exists()
-            .select_from(RAIL_EVENTS.join(MESSAGES, RAIL_EVENTS.c.message_id == MESSAGES.c.id))
-            .where(
-                MESSAGES.c.session_id == s.id, RAIL_EVENTS.c.rail == f.rail, RAIL_EVENTS.c.decision == BLOCK
+            exists().where(
+                RAIL_EVENTS.c.rail == f.rail,
+                RAIL_EVENTS.c.decision == BLOCK,
+                RAIL_EVENTS.c.session_id == s.id,
             )
         )
     if f.q:
@@ -206,9 +206,8 @@ def _blocking_rails(conn: Connection, ids: list[str]) -> dict[str, set[str]]:
     rails: dict[str, set[str]] = defaultdict(set)
     if ids:
         query = (
-            select(MESSAGES.c.session_id, RAIL_EVENTS.c.rail)
-            .join(RAIL_EVENTS, RAIL_EVENTS.c.message_id == MESSAGES.c.id)
-            .where(MESSAGES.c.session_id.in_(ids), RAIL_EVENTS.c.decision == BLOCK)
+            select(RAIL_EVENTS.c.session_id, RAIL_EVENTS.c.rail)
+            .where(RAIL_EVENTS.c.session_id.in_(ids), RAIL_EVENTS.c.decision == BLOCK)
             .distinct()
         )
         for session_id, rail in conn.execute(query):

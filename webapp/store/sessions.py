@@ -140,10 +140,10 @@ def _delete_sessions(conn: Connection, session_ids: Sequence[str]) -> None:
             or_(CONTEXT.c.answer_id.in_(message_ids), CONTEXT.c.message_id.in_(message_ids))
         )
     )
-    # Notes on a whole session have no message: they go by session id.
-    conn.execute(delete(ANNOTATIONS).where(ANNOTATIONS.c.session_id.in_(session_ids)))
-    for table in (RAIL_EVENTS, ATTACHMENTS):
-        conn.execute(delete(table).where(table.c.message_id.in_(message_ids)))
+    # Notes on a whole session have no message; rail events carry their session too.
+    for table in (ANNOTATIONS, RAIL_EVENTS):
+        conn.execute(delete(table).where(table.c.session_id.in_(session_ids)))
+    conn.execute(delete(ATTACHMENTS).where(ATTACHMENTS.c.message_id.in_(message_ids)))
     conn.execute(delete(MESSAGES).where(MESSAGES.c.session_id.in_(session_ids)))
     conn.execute(delete(SESSIONS).where(SESSIONS.c.id.in_(session_ids)))
 

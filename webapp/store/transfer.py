@@ -251,6 +251,7 @@ def _import_message(conn: Connection, session_id: str, r: dict[str, Any]) -> int
     for e in r["rail_events"]:
         conn.execute(
             insert(RAIL_EVENTS).values(
+                session_id=session_id,
                 message_id=message_id,
                 stage=e["stage"],
                 rail=e["rail"],

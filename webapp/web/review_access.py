@@ -57,6 +57,9 @@ class ReviewAccess:
         authorization = headers.get("authorization")
         if authorization:
             return self.api.owner(authorization, role="reviewer")
+        if not _same_site(headers):
+            # A login cookie rides along with requests other sites make (Gradio sets it SameSite=None).
+            raise AccessDenied(403, "Cross-site requests cannot use the UI login.", "cross_site")
         return self.ui_reviewer(self.login.user(cookies))
 
     def ui_reviewer(self, username: str | None) -> str:
@@ -92,6 +95,13 @@ def _local_request(headers: dict[str, str]) -> bool:
         origin_host = urlsplit(origin).hostname or ""
         if not is_loopback(origin_host):
             return False
+    return headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+
+
+def _same_site(headers: dict[str, str]) -> bool:
+    origin = headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != headers.get("host", ""):
+        return False
     return headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
 
 

@@ -370,7 +370,8 @@ def image_response(data: bytes, hint: str | None) -> Response:
 
 
 async def _annotation_body(request: Request) -> AnnotationIn:
-    if "application/json" not in request.headers.get("content-type", ""):
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":  # exactly: "text/plain; x=application/json" is a simple request
         raise BadRequest("send the annotation as application/json")
     try:
         return AnnotationIn.model_validate_json(await request.body())

@@ -24,9 +24,24 @@ def upgrade() -> None:
     op.create_index("ix_messages_status_session", "messages", ["status", "session_id"])
     op.create_index("ix_attachments_sha256", "attachments", ["sha256"])
     op.drop_index("ix_rail_events_rail", table_name="rail_events")
-    op.create_index("ix_rail_events_rail_decision", "rail_events", ["rail", "decision", "message_id"])
+    _rail_events_by_session()
     _annotations_on_sessions()
     _demo_tables()
+
+
+def _rail_events_by_session() -> None:
+    with op.batch_alter_table("rail_events") as batch:
+        batch.add_column(sa.Column("session_id", sa.String(64), nullable=True))
+    op.execute(
+        "UPDATE rail_events SET session_id = "
+        "(SELECT messages.session_id FROM messages WHERE messages.id = rail_events.message_id)"
+    )
+    with op.batch_alter_table("rail_events") as batch:
+        batch.alter_column("session_id", existing_type=sa.String(64), nullable=False)
+        batch.create_foreign_key(
+            "fk_rail_events_session", "sessions", ["session_id"], ["id"], ondelete="CASCADE"
+        )
+        batch.create_index("ix_rail_events_rail_decision", ["rail", "decision", "session_id"])
 
 
 def _annotations_on_sessions() -> None:
@@ -91,7 +106,10 @@ def downgrade() -> None:
         batch.drop_constraint("fk_annotations_session", type_="foreignkey")
         batch.drop_column("label")
         batch.drop_column("session_id")
-    op.drop_index("ix_rail_events_rail_decision", table_name="rail_events")
+    with op.batch_alter_table("rail_events") as batch:
+        batch.drop_index("ix_rail_events_rail_decision")
+        batch.drop_constraint("fk_rail_events_session", type_="foreignkey")
+        batch.drop_column("session_id")
     op.create_index("ix_rail_events_rail", "rail_events", ["rail"])
     op.drop_index("ix_attachments_sha256", table_name="attachments")
     op.drop_index("ix_messages_status_session", table_name="messages")
