@@ -24,7 +24,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from webapp.store import Store, review
+from webapp.store import Store, review, review_export
 from webapp.store.review import SessionFilter
 from webapp.web.reviewer_api import jsonl_lines, session_detail
 
@@ -185,7 +185,7 @@ def bench_export(store: Store) -> None:
     sampler.start()
     started = time.perf_counter()
     size = 0
-    for line in jsonl_lines(review.export_rows(store, SessionFilter())):
+    for line in jsonl_lines(review_export.export_rows(store, SessionFilter())):
         written[0] += 1
         size += len(line)
     done.set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.review_data import LEAK, seed
-from webapp.store import Store, StoreError, review
+from webapp.store import Store, StoreError, review, review_export
 from webapp.store.audit import verify_session
 from webapp.store.review import SessionFilter
 
@@ -110,8 +110,8 @@ def test_annotations_are_checked(store: Store) -> None:
 
 def test_export_rows_follow_the_filters_in_list_order(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     s = seed(store)
-    monkeypatch.setattr(review, "EXPORT_BATCH", 2)  # several batches
-    rows = list(review.export_rows(store, SessionFilter()))
+    monkeypatch.setattr(review_export, "EXPORT_BATCH", 2)  # several batches
+    rows = list(review_export.export_rows(store, SessionFilter()))
     assert len(rows) == 2 + 4 + 2 + 2 + 1
     order = [x.id for x in review.list_sessions(store, SessionFilter()).sessions]
     assert list(dict.fromkeys(r["session_id"] for r in rows)) == order
@@ -121,7 +121,9 @@ def test_export_rows_follow_the_filters_in_list_order(store: Store, monkeypatch:
         {"stage": "output", "rail": "url_allowlist", "decision": "block", "reason": "evil.example"}
     ]
     assert blocked["context_dropped"] == 2 and len(blocked["context_message_ids"]) == 1
-    assert {r["session_id"] for r in review.export_rows(store, SessionFilter(client="api"))} == {s.image}
+    assert {r["session_id"] for r in review_export.export_rows(store, SessionFilter(client="api"))} == {
+        s.image
+    }
 
 
 def test_stored_image_by_original_hash(store: Store) -> None:

@@ -5,7 +5,7 @@ Reviewers see every owner's sessions, deleted ones included, and the stored text
 may call this is decided in ``webapp.web``. The list is paged by a cursor over (updated_at, id) rather
 than an offset, so page 500 costs what page 1 costs and a session that moves while a reviewer pages is
 neither skipped nor shown twice; ties on updated_at are broken by id. Exports walk the same keyset in batches and
-never load blob bytes, so memory stays flat however many sessions match.
+never load blob bytes, so memory stays flat however many sessions match (see review_export.py).
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from __future__ import annotations
 import base64
 import binascii
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, String, and_, exists, func, insert, or_, select, tuple_
+from sqlalchemy import Connection, Select, String, exists, func, insert, or_, select, tuple_
 
-from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
+from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, MESSAGES, RAIL_EVENTS, SESSIONS
 from webapp.store.records import AnnotationInfo, StoreError
 from webapp.store.store import Store
 
@@ -28,7 +27,6 @@ BLOCK = "block"  # the decision a blocking rail verdict is stored with
 MAX_PAGE = 200
 MAX_LABEL = 100
 MAX_NOTE = 10_000
-EXPORT_BATCH = 200  # sessions per read while exporting
 
 
 class NotFound(StoreError):
@@ -68,19 +66,6 @@ class SessionSummary:
 class SessionPage:
     sessions: list[SessionSummary]
     next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class ExportRow:
-    """One message with its session's fields: a line of JSONL or a row of CSV."""
-
-    values: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class StoredImage:
-    data: bytes
-    mime: str
 
 
 # ---- cursor ------------------------------------------------------------------------------------------------
@@ -146,7 +131,7 @@ def _filtered(query: Select[Any], f: SessionFilter) -> Select[Any]:
     return query
 
 
-def _page_query(f: SessionFilter, limit: int, cursor: str | None) -> Select[Any]:
+def page_query(f: SessionFilter, limit: int, cursor: str | None) -> Select[Any]:
     query = _filtered(select(SESSIONS), f)
     if cursor:
         when, session_id = decode_cursor(cursor)
@@ -163,7 +148,7 @@ def list_sessions(
     """Newest activity first; next_cursor is None on the last page."""
     limit = max(1, min(limit, MAX_PAGE))
     with store.transaction() as conn:
-        rows = conn.execute(_page_query(f, limit + 1, cursor)).all()
+        rows = conn.execute(page_query(f, limit + 1, cursor)).all()
         more = len(rows) > limit
         rows = rows[:limit]
         ids = [r.id for r in rows]
@@ -293,127 +278,6 @@ def stored_image(store: Store, sha256: str, *, thumbnail: bool = False) -> bytes
     with store.transaction() as conn:
         data = conn.execute(query).scalar_one_or_none()
     return None if data is None else bytes(data)
-
-
-# ---- export ------------------------------------------------------------------------------------------------
-
-EXPORT_FIELDS = (
-    "session_id",
-    "owner",
-    "client",
-    "title",
-    "session_model",
-    "session_created_at",
-    "deleted",
-    "message_id",
-    "seq",
-    "role",
-    "status",
-    "mode",
-    "model",
-    "content",
-    "reasoning",
-    "shown_content",
-    "error",
-    "created_at",
-    "prompt_tokens",
-    "completion_tokens",
-    "ttft_ms",
-    "duration_ms",
-    "finish_reason",
-    "hash",
-    "rail_events",
-    "context_message_ids",
-    "context_tokens",
-    "context_dropped",
-    "attachments",
-)
-
-
-def export_rows(store: Store, f: SessionFilter) -> Iterator[dict[str, Any]]:
-    """Every message of every matching session, session by session in list order, in bounded batches."""
-    cursor: str | None = None
-    while True:
-        with store.transaction() as conn:
-            sessions = conn.execute(_page_query(f, EXPORT_BATCH, cursor)).all()
-            if not sessions:
-                return
-            batch = _export_batch(conn, sessions)
-        yield from batch
-        if len(sessions) < EXPORT_BATCH:
-            return
-        cursor = encode_cursor(sessions[-1].updated_at, sessions[-1].id)
-
-
-def _export_batch(conn: Connection, sessions: Sequence[Any]) -> list[dict[str, Any]]:
-    ids = [s.id for s in sessions]
-    in_batch = MESSAGES.c.session_id.in_(ids)
-    events: dict[int, list[dict[str, str]]] = defaultdict(list)
-    for e in conn.execute(
-        select(RAIL_EVENTS)
-        .join(MESSAGES, and_(MESSAGES.c.id == RAIL_EVENTS.c.message_id, in_batch))
-        .order_by(RAIL_EVENTS.c.id)
-    ):
-        events[e.message_id].append(
-            {"stage": e.stage, "rail": e.rail, "decision": e.decision, "reason": e.reason}
-        )
-    context: dict[int, list[int]] = defaultdict(list)
-    for c in conn.execute(
-        select(CONTEXT)
-        .join(MESSAGES, and_(MESSAGES.c.id == CONTEXT.c.answer_id, in_batch))
-        .order_by(CONTEXT.c.answer_id, CONTEXT.c.position)
-    ):
-        context[c.answer_id].append(c.message_id)
-    images: dict[int, list[str]] = defaultdict(list)
-    for a in conn.execute(
-        select(ATTACHMENTS.c.message_id, ATTACHMENTS.c.sha256)
-        .join(MESSAGES, and_(MESSAGES.c.id == ATTACHMENTS.c.message_id, in_batch))
-        .order_by(ATTACHMENTS.c.message_id, ATTACHMENTS.c.position)
-    ):
-        images[a.message_id].append(a.sha256)
-    by_session = {s.id: s for s in sessions}
-    rows = []
-    for m in conn.execute(select(MESSAGES).where(in_batch)):
-        rows.append(_export_row(by_session[m.session_id], m, events[m.id], context[m.id], images[m.id]))
-    order = {s.id: i for i, s in enumerate(sessions)}
-    rows.sort(key=lambda r: (order[r["session_id"]], r["seq"]))
-    return rows
-
-
-def _export_row(
-    s: Any, m: Any, events: list[dict[str, str]], context: list[int], images: list[str]
-) -> dict[str, Any]:
-    return {
-        "session_id": s.id,
-        "owner": s.owner,
-        "client": s.client,
-        "title": s.title,
-        "session_model": s.model,
-        "session_created_at": s.created_at.isoformat(),
-        "deleted": s.deleted_at is not None,
-        "message_id": m.id,
-        "seq": m.seq,
-        "role": m.role,
-        "status": m.status,
-        "mode": m.mode,
-        "model": m.model,
-        "content": m.content,
-        "reasoning": m.reasoning,
-        "shown_content": m.shown_content,
-        "error": m.error,
-        "created_at": m.created_at.isoformat(),
-        "prompt_tokens": m.prompt_tokens,
-        "completion_tokens": m.completion_tokens,
-        "ttft_ms": m.ttft_ms,
-        "duration_ms": m.duration_ms,
-        "finish_reason": m.finish_reason,
-        "hash": m.hash,
-        "rail_events": events,
-        "context_message_ids": context,
-        "context_tokens": m.context_tokens,
-        "context_dropped": m.context_dropped,
-        "attachments": images,
-    }
 
 
 # ---- overview ----------------------------------------------------------------------------------------------

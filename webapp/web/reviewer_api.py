@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from webapp.media.images import THUMBNAIL_MIME, sniff_mime
-from webapp.store import AnnotationInfo, MessageInfo, SessionInfo, Store, StoreError, review
+from webapp.store import AnnotationInfo, MessageInfo, SessionInfo, Store, StoreError, review, review_export
 from webapp.store.audit import verify_loaded
 from webapp.web.auth import AccessDenied
 from webapp.web.review_access import ReviewAccess, log_read
@@ -216,9 +216,9 @@ def jsonl_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
 def csv_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(review.EXPORT_FIELDS)
+    writer.writerow(review_export.EXPORT_FIELDS)
     for row in rows:
-        writer.writerow([csv_safe(row[name]) for name in review.EXPORT_FIELDS])
+        writer.writerow([csv_safe(row[name]) for name in review_export.EXPORT_FIELDS])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
@@ -326,7 +326,7 @@ def _file_routes(router: APIRouter, store: Store, access: ReviewAccess) -> None:
             fmt = params.get("format", "jsonl")
             if fmt not in ("jsonl", "csv"):
                 raise BadRequest("format must be jsonl or csv", "format")
-            rows = review.export_rows(store, filter_from(params))
+            rows = review_export.export_rows(store, filter_from(params))
             lines = jsonl_lines(rows) if fmt == "jsonl" else csv_lines(rows)
             log_read(who, "export", filters=_filters_for_log(params), format=fmt)
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
