@@ -77,7 +77,7 @@ def test_migration_creates_exactly_the_models_tables(db: Store) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
     assert diff == []
-    assert version == "0002"
+    assert version == "0003"
 
 
 def test_reopening_an_existing_database_keeps_its_data(db_url: str) -> None:

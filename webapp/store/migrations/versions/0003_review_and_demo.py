@@ -1,8 +1,8 @@
 """Reviewers and demo visitors: annotations with a label and on whole sessions, the indexes the reviewers'
 filters need, demo invites, visitors, rate-limit hits and turn slots (shared by every app replica).
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 Create Date: 2026-11-30
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
