@@ -239,9 +239,7 @@ def add_rail_events(conn: Connection, message_id: int, events: Sequence[RailEven
     if not events:
         return
     created = now()
-    session_id = conn.execute(select(MESSAGES.c.session_id).where(MESSAGES.c.id == message_id)).scalar()
-    if session_id is None:
-        raise StoreError(f"no message {message_id}")
+    session_id = conn.execute(select(MESSAGES.c.session_id).where(MESSAGES.c.id == message_id)).scalar_one()
     conn.execute(
         insert(RAIL_EVENTS),
         [
@@ -302,18 +300,15 @@ def record_context(
 
 def add_annotation(conn: Connection, message_id: int, *, author: str, text: str, label: str = "") -> int:
     session_of = select(MESSAGES.c.session_id).where(MESSAGES.c.id == message_id).scalar_subquery()
-    return conn.execute(
-        insert(ANNOTATIONS)
-        .values(
-            session_id=session_of,
-            message_id=message_id,
-            author=author,
-            label=label,
-            text=text,
-            created_at=now(),
-        )
-        .returning(ANNOTATIONS.c.id)
-    ).scalar_one()
+    values = {
+        "session_id": session_of,
+        "message_id": message_id,
+        "author": author,
+        "label": label,
+        "text": text,
+    }
+    query = insert(ANNOTATIONS).values(created_at=now(), **values).returning(ANNOTATIONS.c.id)
+    return conn.execute(query).scalar_one()
 
 
 def insert_attachment(
