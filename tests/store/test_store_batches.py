@@ -52,7 +52,7 @@ def test_checkpoints_of_many_answers_in_one_call_skip_final_ones(db: Store) -> N
     context = ContextIn((), 0, 0)
     first, second = (db.add_answer(session_id, context=context) for _ in range(2))
     db.finish_message(first, status="complete", content="final", reasoning="")
-    db.checkpoints([(first, "late", ""), (second, "partial", "thinking")])
+    db.checkpoints([(first, "late", "", "late"), (second, "partial", "thinking", "part")])
     kept, saved = db.message(first), db.message(second)
     assert kept is not None and kept.content == "final"  # a final answer never changes
     assert saved is not None and (saved.content, saved.reasoning, saved.status) == (
@@ -60,4 +60,5 @@ def test_checkpoints_of_many_answers_in_one_call_skip_final_ones(db: Store) -> N
         "thinking",
         "streaming",
     )
+    assert saved.shown_content == "part"  # what the chatter saw, for a reopened chat
     db.checkpoints([])  # nothing to save is not an error
