@@ -56,7 +56,9 @@ class GradioQueue:
         dep = next(d for d in self.dependencies() if d.get("id") == fn_index)
         trigger = dep["targets"][0][0] if dep.get("targets") else None
         body = {"data": data, "fn_index": fn_index, "session_hash": self.session_hash, "trigger_id": trigger}
-        return self.client.post("/gradio_api/queue/join", json=body)
+        # json.dumps escapes to ASCII, so payloads a browser could never encode (lone surrogates) still go out.
+        headers = {"Content-Type": "application/json"}
+        return self.client.post("/gradio_api/queue/join", content=json.dumps(body), headers=headers)
 
     def stream(self, timeout_s: float = 30) -> Any:
         return self.client.stream(

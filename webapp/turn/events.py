@@ -6,6 +6,7 @@ adapters and observers import the types without importing the pipeline (and noth
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -16,6 +17,14 @@ from webapp.store.records import Client, FinalStatus
 from webapp.upstream.profiles import Mode
 
 # ---- what a caller sends -------------------------------------------------------------------------------
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates (JSON's "\\ud800") replaced by U+FFFD: they cannot be encoded
+    as UTF-8, so the store, the model server and the browser would all fail on them."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from webapp.turn.events import (
     TurnEvent,
     TurnObserver,
     TurnRequest,
+    valid_text,
 )
 from webapp.turn.inputs import (
     check_tool_results,
@@ -54,6 +55,12 @@ from webapp.turn.prompt import to_context_messages
 from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import LLMClient, UpstreamError
 from webapp.upstream.profiles import Profile
+
+GARBLED_TEXT = (
+    "Your message contains characters that are not valid Unicode (unpaired UTF-16 surrogates). "
+    "It was kept with them replaced by \ufffd; send it again as valid text."
+)
+HISTORY_MESSAGES_OF_TEXT = 4  # resent history may hold this many maximum-length messages of text
 
 # ---- the pipeline --------------------------------------------------------------------------------------
 
@@ -89,6 +96,10 @@ class ChatService:
                         yield event
 
     async def _turn(self, request: TurnRequest, held: AsyncExitStack) -> AsyncGenerator[TurnEvent, None]:
+        self._check_history_size(request)
+        # Lone UTF-16 surrogates ("\ud800" in JSON) cannot be stored or sent: the message is kept with
+        # U+FFFD in their place, and refused with a clear error.
+        request, garbled = _storable(request)
         session_id, history_block = await self._session_for(request)
         # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
         # Retry answers the newest stored message again instead: nothing new is stored for the user.
@@ -96,7 +107,7 @@ class ChatService:
             request, user_id, prepared = await self._stored_user_message(session_id, request)
             problem = None
         else:
-            user_id, problem, prepared = await self._store_user_message(session_id, request)
+            user_id, problem, prepared = await self._store_user_message(session_id, request, garbled)
         yield SessionReady(session_id, user_id)
         if problem:
             yield TurnDone("error", None, problem, kind="error", code=problem_code(problem, prepared))
@@ -200,7 +211,7 @@ class ChatService:
         return None
 
     async def _store_user_message(
-        self, session_id: str, request: TurnRequest
+        self, session_id: str, request: TurnRequest, garbled: bool = False
     ) -> tuple[int, str | None, list[PreparedInput]]:
         """Store what the user sent; returns its id, what is wrong with it (if anything) and its images.
 
@@ -208,7 +219,9 @@ class ChatService:
         are fetched and prepared and attached with the final status, so a failure or a cancellation while
         fetching or decoding cannot lose the message.
         """
-        problem = problem_with(request, self.options.max_message_chars, self.options.max_images)
+        problem = (GARBLED_TEXT if garbled else None) or problem_with(
+            request, self.options.max_message_chars, self.options.max_images
+        )
         if not request.images and not request.image_urls:  # text, or tool results: one write
             return await asyncio.to_thread(store_input, self.store, session_id, request, problem), problem, []
         store_user = functools.partial(
@@ -313,6 +326,17 @@ class ChatService:
 
         return await asyncio.to_thread(collect)
 
+    def _check_history_size(self, request: TurnRequest) -> None:
+        """Resent history is bounded like a message: rails and storage read all of it before the model."""
+        total = sum(len(m.content or "") for m in request.history)
+        limit = self.options.max_message_chars * HISTORY_MESSAGES_OF_TEXT
+        if total > limit:
+            raise InputError(
+                f"The resent conversation is too long ({total:,} characters; the limit is {limit:,}). "
+                "Continue the stored session with X-Session-Id instead of resending it.",
+                code="history_too_long",
+            )
+
     async def _build_context(
         self, session_id: str, request: TurnRequest, max_model_len: int, max_tokens: int
     ) -> ContextResult:
@@ -367,6 +391,13 @@ def _ignore(event: TurnEvent) -> None:
 
 def _ignore_verdicts(outcomes: Sequence[RailOutcome]) -> None:
     pass
+
+
+def _storable(request: TurnRequest) -> tuple[TurnRequest, bool]:
+    """The request with lone surrogates replaced by U+FFFD, and whether there were any."""
+    history = tuple(replace(m, content=valid_text(m.content)) if m.content else m for m in request.history)
+    storable = replace(request, text=valid_text(request.text), history=history)
+    return storable, storable.text != request.text or storable.history != tuple(request.history)
 
 
 def _text_of(message: ContextMessage) -> str:

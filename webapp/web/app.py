@@ -109,7 +109,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     ).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
-    app.add_middleware(GradioDoors, upload_dir=upload_dir)
+    app.add_middleware(GradioDoors, upload_dir=upload_dir, login=access.auth is not None)
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))

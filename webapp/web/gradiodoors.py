@@ -4,7 +4,8 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
 - every file-shaped value in an event's data is copied into its cache (a local path) or downloaded (an
   http(s) URL) before a handler runs, and for a mounted app it never checks that the file was uploaded;
 - `/gradio_api/file=<url>` fetches any public URL for anyone, `/gradio_api/proxy=` forwards requests;
-- its 403 bodies echo the requested path back.
+- its 403 bodies echo the requested path back;
+- `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one.
 
 The app never serves a file it did not receive from the browser, and never fetches a URL for anybody (URLs
 are the rails' and `media/fetch.py`'s business, behind the allowlist). So this middleware refuses, before
@@ -32,14 +33,20 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 OWN_PREFIXES = ("/v1/", "/api/", "/metrics", "/healthz")
 FILE_ROUTE = re.compile(r"/file[=/](?P<target>.*)$", re.DOTALL)
 MAX_EVENT_BODY = 4 * 1024 * 1024  # an event carries text and upload paths, never file bytes
+# Gradio routes that act on a running event without its login check (cancel someone's turn, feed a stream).
+UNGUARDED_ROUTE = re.compile(r"/gradio_api/(cancel|reset|stream/|heartbeat/)")
+LOGIN_CHECK = "/gradio_api/login_check"
 
 
 class GradioDoors:
     """ASGI middleware: no server path or URL may pass into or out of Gradio except the browser's own uploads."""
 
-    def __init__(self, app: ASGIApp, *, upload_dir: Path, max_body: int = MAX_EVENT_BODY) -> None:
+    def __init__(
+        self, app: ASGIApp, *, upload_dir: Path, login: bool = False, max_body: int = MAX_EVENT_BODY
+    ) -> None:
         self.app = app
         self.upload_dir = upload_dir
+        self.login = login  # the UI asks for a login: so do the Gradio routes that forgot to
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -53,6 +60,9 @@ class GradioDoors:
         if "/proxy=" in path or self._file_refused(path):
             await _plain(send, 404, "Not found.")
             return
+        if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):
+            await _plain(send, 401, "Not authenticated.")
+            return
         if scope.get("method") == "POST" and not path.endswith("/upload"):
             body = await _read_body(receive, self.max_body)
             if body is None:
@@ -63,6 +73,28 @@ class GradioDoors:
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+    async def _signed_in(self, scope: Scope) -> bool:
+        """Ask Gradio's own login check, in process, with the request's cookies."""
+        status = 0
+        probe = {
+            **scope,
+            "method": "GET",
+            "path": LOGIN_CHECK,
+            "raw_path": LOGIN_CHECK.encode(),
+            "query_string": b"",
+        }
+
+        async def no_body() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def capture(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+
+        await self.app(probe, no_body, capture)
+        return status == 200
 
     def _file_refused(self, path: str) -> bool:
         match = FILE_ROUTE.search(path)

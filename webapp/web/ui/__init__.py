@@ -6,7 +6,7 @@ from webapp.web.ui.chat import ChatUI
 from webapp.web.ui.layout import INSTANT, THINKING
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.render import ChatPainter, context_meter, notice_html
-from webapp.web.ui.state import UIState, owner_id
+from webapp.web.ui.state import UIState, settle_owner
 from webapp.web.ui.stream import TurnView
 from webapp.web.ui.tabs import ExtraTab
 
@@ -20,6 +20,6 @@ __all__ = [
     "TurnView",
     "UIState",
     "context_meter",
-    "owner_id",
     "notice_html",
+    "settle_owner",
 ]

@@ -19,6 +19,7 @@ from webapp.turn.events import InputError, TurnRequest
 from webapp.turn.service import ChatService
 from webapp.turn.sessions import ShownPart
 from webapp.upstream.profiles import Mode
+from webapp.web.ownership import OwnerIds
 from webapp.web.ui.layout import THINKING, build_chat_layout
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.render import ChatPainter, Message, header_html
@@ -48,6 +49,8 @@ class ChatUI:
         self.title = title
         # Encrypts the owner id kept in each browser; stable across restarts so visitors keep their chats.
         self.browser_secret = browser_secret
+        # Anonymous owner ids are issued and signed here; a browser keeps one but cannot choose one.
+        self.owner_ids = OwnerIds(browser_secret)
         # Gradio runs one event at a time by default: one chatter would make everyone else wait.
         self.concurrency = concurrency
         self.queue_size = queue_size

@@ -14,7 +14,7 @@ import gradio as gr
 
 from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
 from webapp.web.ui.render import notice_html
-from webapp.web.ui.state import UIState, current_state, owner_id
+from webapp.web.ui.state import UIState, current_state, settle_owner
 from webapp.web.ui.tabs import ExtraTab
 
 if TYPE_CHECKING:
@@ -53,46 +53,46 @@ class ChatHandlers:
 
     def on_load(self, browser_id: str, wanted: str, request: gr.Request) -> Outputs:
         """Reopen the chat named in the URL (``/?chat=ID``) if it is this owner's; else a new chat."""
-        who = owner_id(request, browser_id)
+        who, token = settle_owner(request, browser_id, self.ui.owner_ids)
         st = UIState(owner=who)
         wanted = wanted if isinstance(wanted, str) else ""
         history = (self.ui.resume(wanted, st) if wanted else None) or []
         notice = "" if not wanted or st.session_id else notice_html("error", "That chat was not found.")
-        return (who, st, history, notice, *self._opened(st))
+        return (token, st, history, notice, *self._opened(st))
 
     def on_search(
         self, query: str, state: UIState | None, browser_id: str, request: gr.Request
     ) -> dict[str, Any]:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         return self._list(st.owner, st.session_id, query)
 
     def on_pick(
         self, session_id: str | None, state: UIState | None, browser_id: str, request: gr.Request
     ) -> Outputs:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         history = self.ui.resume(session_id, st) if session_id and session_id != st.session_id else None
         if history is None:
             return gr.update(), st, gr.update(), gr.update(), *self._opened(st)
         return history, st, "", "", *self._opened(st)
 
     def on_new(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = UIState(owner=current_state(state, browser_id, request).owner)
+        st = UIState(owner=current_state(state, browser_id, request, self.ui.owner_ids).owner)
         return [], st, "", "", *self._opened(st)
 
     def on_rename(self, title: str, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         self.ui.rename(st, title)
         return st, *self._opened(st)
 
     def on_delete(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         deleted = self.ui.delete(st)
         notice = notice_html("info", "Chat deleted." if deleted else "Nothing to delete yet.")
         undo = gr.update(visible=deleted is not None, value="Undo delete")
         return [], st, notice, "", *self._opened(st), undo, deleted or ""
 
     def on_undo(self, deleted: str, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         if not deleted or not self.ui.undo_delete(st, deleted):
             return gr.update(), st, gr.update(), gr.update(), *self._opened(st), gr.update(visible=False)
         return (
@@ -114,7 +114,7 @@ class ChatHandlers:
         mode: str,
         request: gr.Request,
     ) -> AsyncIterator[Outputs]:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         message = message if isinstance(message, dict) else {}
         text = str(message.get("text") or "")
         files = [f if isinstance(f, str) else str(f.get("path", "")) for f in message.get("files") or []]
@@ -141,7 +141,7 @@ class ChatHandlers:
     async def on_retry(
         self, state: UIState | None, browser_id: str, mode: str, request: gr.Request
     ) -> AsyncIterator[Outputs]:
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         box = busy_box(clear=False)
         async for view in self.ui.retry(st, mode):
             yield box, view.history, st, "", view.meter or gr.update()
@@ -150,7 +150,7 @@ class ChatHandlers:
 
     async def on_stop(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
         """The answer is cancelled (``cancels=``); show the chat as stored, with "This answer was interrupted."."""
-        st = current_state(state, browser_id, request)
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
         return idle_box(), await self.ui.settled_history(st), st, *self._opened(st)
 
     # -- wiring -----------------------------------------------------------------------------------------------

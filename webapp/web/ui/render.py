@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from webapp.turn.events import ContextInfo
+from webapp.turn.events import ContextInfo, valid_text
 from webapp.turn.sessions import ShownPart
 from webapp.web.ui.markdown import ChatMarkdown
 
@@ -77,7 +77,7 @@ class ChatPainter:
         """What the user just sent: their images (as files) and their text."""
         messages: list[Message] = [{"role": "user", "content": {"path": path}} for path in files]
         if text:
-            messages.append(self.text("user", text))
+            messages.append(self.text("user", valid_text(text)))  # the pipeline says what was wrong
         return messages
 
     def stored(self, parts: list[ShownPart]) -> list[Message]:

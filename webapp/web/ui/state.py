@@ -1,6 +1,7 @@
 """Who is chatting in this browser tab, and which chat is open.
 
-An anonymous visitor owns their chats by a random id kept in the browser; a signed-in user by name.
+An anonymous visitor owns their chats by a random id the server issued and signed, kept in the browser;
+a signed-in user by name.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from webapp.turn.events import ImageInput
 from webapp.web import visitors
+from webapp.web.ownership import OWNER_PREFIX, OwnerIds
 
 
 @dataclass
@@ -23,24 +25,36 @@ class UIState:
 
 
 def new_owner_id() -> str:
-    return "browser:" + secrets.token_urlsafe(12)
+    return OWNER_PREFIX + secrets.token_urlsafe(16)
 
 
-def owner_id(request: Any, browser_id: str) -> str:
-    """A signed-in user owns their chats by name; an anonymous visitor by a random id kept in the browser."""
+def signed_in_owner(request: Any) -> str | None:
     username = getattr(request, "username", None) if request is not None else None
-    if username:
-        return f"user:{username}"
-    vouched = visitors.owner_of(dict(getattr(request, "headers", None) or {}))  # demo: signed visitor id
+    return f"user:{username}" if username else None
+
+
+def settle_owner(request: Any, browser_token: object, ids: OwnerIds) -> tuple[str, str]:
+    """(owner, token for the browser to keep). A signed-in user owns their chats by name; an anonymous
+    visitor by an id this server issued and signed (a token it did not sign gets a fresh id)."""
+    token = browser_token if isinstance(browser_token, str) else ""
+    if (user := signed_in_owner(request)) is not None:
+        return user, token
+    vouched = visitors.owner_of(dict(getattr(request, "headers", None) or {}))  # demo: signed visitor cookie
     if vouched:
-        return vouched
-    return browser_id if browser_id.startswith("browser:") else new_owner_id()
+        return vouched, token
+    owner = ids.owner_of(token)
+    return (owner, token) if owner is not None else ids.issue()
 
 
-def current_state(state: UIState | None, browser_id: str, request: Any) -> UIState:
-    """The tab's state with its owner settled (Gradio hands over None before the first event)."""
+def current_state(state: UIState | None, browser_token: object, request: Any, ids: OwnerIds) -> UIState:
+    """The tab's state with its owner settled (Gradio hands over None before the first event). The owner in
+    server-side state was settled earlier; a browser's token counts only with this server's signature."""
     state = state if isinstance(state, UIState) else UIState()
-    state.owner = owner_id(request, state.owner or browser_id)
+    user = signed_in_owner(request)
+    if user is not None:
+        state.owner = user
+    elif not state.owner.startswith(OWNER_PREFIX):
+        state.owner = settle_owner(request, browser_token, ids)[0]
     return state
 
 

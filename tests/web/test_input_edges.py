@@ -1,0 +1,116 @@
+"""Low-severity side doors (issue 14, finding 8), over real HTTP: text that cannot be encoded, resent history
+without a size cap, owner ids a browser chooses, Gradio routes without a login check.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.gradio_queue import GradioQueue
+from tests.support.live_app import LiveApp, live_app
+from tests.support.scripted_upstream import ScriptedUpstream
+from tests.web.test_auth import write_auth_file
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    server = ScriptedUpstream().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        with live_app(tmp_path_factory.mktemp("edges"), upstream, monkeypatch) as live:
+            yield live
+
+
+def post_raw(client, body: str, session_id: str | None = None):
+    headers = {"Content-Type": "application/json", **({"X-Session-Id": session_id} if session_id else {})}
+    return client.post("/v1/chat/completions", content=body, headers=headers)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("where", ["message", "history"])
+def test_a_lone_surrogate_is_a_clear_400_and_the_message_is_kept(
+    app: LiveApp, stream: bool, where: str
+) -> None:
+    messages = [{"role": "user", "content": "hi \\ud800 there"}]
+    if where == "history":
+        messages = [{"role": "user", "content": "old \\udfff"}, {"role": "assistant", "content": "ok"}]
+        messages.append({"role": "user", "content": "hi there"})
+    body = json.dumps({"model": "any", "stream": stream, "messages": messages}).replace("\\\\u", "\\u")
+    with app.client() as client:
+        response = post_raw(client, body)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_request"
+    session_id = response.headers["x-session-id"]
+    stored = app.service.store.messages(session_id)
+    assert stored[-1].role == "user" and stored[-1].status == "error"
+    assert stored[-1].content.startswith("hi ")  # kept, with U+FFFD where the surrogate was
+    assert "\ufffd" in json.dumps([m.content for m in stored], ensure_ascii=False)
+
+
+def test_a_lone_surrogate_from_the_ui_is_kept_and_reported(app: LiveApp) -> None:
+    with app.client() as client:
+        queue = GradioQueue(client)
+        owner = queue.outputs(queue.fn_index("on_load"), [""])[0]
+        result = queue.run(
+            queue.fn_index("on_submit"), [{"text": "hi \ud800", "files": []}, None, owner, "Instant"]
+        )
+    assert result.completed is not None and result.completed["success"]
+    assert "notice-error" in result.raw and "not valid Unicode" in result.raw
+
+
+def test_resent_history_has_a_size_cap(app: LiveApp, upstream: ScriptedUpstream) -> None:
+    before = len(upstream.requests)
+    chunk = "word " * 20_000  # 100,000 characters, the default message limit
+    history = [{"role": "user" if i % 2 == 0 else "assistant", "content": chunk} for i in range(80)]  # 8 MB
+    body = {"model": "any", "messages": [*history, {"role": "user", "content": "and now?"}]}
+    with app.client() as client:
+        response = client.post("/v1/chat/completions", json=body)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "history_too_long"
+    assert len(upstream.requests) == before
+
+
+def test_a_browser_cannot_choose_its_owner_id(app: LiveApp) -> None:
+    store = app.service.store
+    victim = "browser:victim-id-learned-somehow"
+    session_id = store.create_session(owner=victim, client="ui", model="m", title="Victim's secret chat")
+    store.add_message(session_id, role="user", content="my secret", mode="instant")
+    with app.client() as client:
+        queue = GradioQueue(client)
+        token, _, sessions = queue.outputs(queue.fn_index("on_load"), [victim])
+        assert not token.startswith(victim + ".") and sessions["choices"] == []
+        for claimed in (victim, victim + ".0000", token.rpartition(".")[0] + ".ffff", {"path": "x"}):
+            opened = queue.run(queue.fn_index("on_pick"), [session_id, None, claimed])
+            assert "my secret" not in opened.raw
+
+
+def test_an_issued_owner_token_finds_its_chats_again(app: LiveApp) -> None:
+    with app.client() as client:
+        first_tab = GradioQueue(client)
+        token = first_tab.outputs(first_tab.fn_index("on_load"), [""])[0]
+        first_tab.outputs(
+            first_tab.fn_index("on_submit"), [{"text": "remember me", "files": []}, None, token, "Instant"]
+        )
+        reloaded = GradioQueue(client)  # a reload: a new tab, the token from localStorage
+        again, _, sessions = reloaded.outputs(reloaded.fn_index("on_load"), [token])
+    assert again == token and len(sessions["choices"]) == 1
+
+
+def test_gradio_routes_without_a_login_check_need_one_under_an_auth_file(
+    tmp_path, upstream, monkeypatch
+) -> None:
+    with live_app(tmp_path, upstream, monkeypatch, auth_file=write_auth_file(tmp_path)) as live:
+        with live.client() as client:
+            cancel = {"session_hash": "s", "fn_index": 1, "event_id": "e"}
+            assert client.post("/gradio_api/cancel", json=cancel).status_code == 401
+            assert client.post("/gradio_api/reset", json={"event_id": "e"}).status_code == 401
+            assert client.get("/gradio_api/heartbeat/s").status_code == 401
+            login = client.post("/login", data={"username": "alice", "password": "correct horse"})
+            assert login.status_code == 200
+            assert client.post("/gradio_api/cancel", json=cancel).status_code == 200
