@@ -12,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
 
 OWNER_PREFIX = "browser:"
+MAX_TABS = 10_000  # tabs whose owner is remembered while their first events race
 
 
 class OwnerIds:
@@ -21,6 +23,18 @@ class OwnerIds:
         # A key of its own, derived from the shared secret (which also encrypts Gradio's BrowserState).
         material = (secret or secrets.token_urlsafe(32)).encode()
         self._key = hashlib.sha256(b"railchat anonymous owner ids\x00" + material).digest()
+        self._tabs: OrderedDict[str, str] = OrderedDict()
+
+    def settle(self, token: object, tab: str | None) -> tuple[str, str]:
+        """(owner, token) for a browser tab: the owner its token names, else the one already given to this
+        tab (its page-load and a first message can reach the server in either order), else a new one."""
+        owner = self.owner_of(token) or (self._tabs.get(tab) if tab else None) or self.issue()[0]
+        if tab:
+            self._tabs[tab] = owner
+            self._tabs.move_to_end(tab)
+            while len(self._tabs) > MAX_TABS:
+                self._tabs.popitem(last=False)
+        return owner, self.token_for(owner)
 
     def issue(self) -> tuple[str, str]:
         """A fresh owner id and the token the browser keeps for it."""

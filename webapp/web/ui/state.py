@@ -36,14 +36,12 @@ def signed_in_owner(request: Any) -> str | None:
 def settle_owner(request: Any, browser_token: object, ids: OwnerIds) -> tuple[str, str]:
     """(owner, token for the browser to keep). A signed-in user owns their chats by name; an anonymous
     visitor by an id this server issued and signed (a token it did not sign gets a fresh id)."""
-    token = browser_token if isinstance(browser_token, str) else ""
     if (user := signed_in_owner(request)) is not None:
-        return user, token
+        return user, browser_token if isinstance(browser_token, str) else ""
     vouched = visitors.owner_of(dict(getattr(request, "headers", None) or {}))  # demo: signed visitor cookie
     if vouched:
-        return vouched, token
-    owner = ids.owner_of(token)
-    return (owner, token) if owner is not None else ids.issue()
+        return vouched, browser_token if isinstance(browser_token, str) else ""
+    return ids.settle(browser_token, getattr(request, "session_hash", None))
 
 
 def current_state(state: UIState | None, browser_token: object, request: Any, ids: OwnerIds) -> UIState:
