@@ -57,7 +57,7 @@ def test_a_lone_surrogate_is_a_clear_400_and_the_message_is_kept(
 def test_a_lone_surrogate_from_the_ui_is_kept_and_reported(app: LiveApp) -> None:
     with app.client() as client:
         queue = GradioQueue(client)
-        owner = queue.outputs(queue.fn_index("on_load"), [""])[0]
+        owner = queue.outputs(queue.fn_index("on_load"), ["", ""])[0]
         result = queue.run(
             queue.fn_index("on_submit"), [{"text": "hi \ud800", "files": []}, None, owner, "Instant"]
         )
@@ -83,8 +83,10 @@ def test_a_browser_cannot_choose_its_owner_id(app: LiveApp) -> None:
     store.add_message(session_id, role="user", content="my secret", mode="instant")
     with app.client() as client:
         queue = GradioQueue(client)
-        token, _, sessions = queue.outputs(queue.fn_index("on_load"), [victim])
+        loaded = queue.outputs(queue.fn_index("on_load"), [victim, session_id])  # its id in the URL, too
+        token, sessions = loaded[0], loaded[4]
         assert not token.startswith(victim + ".") and sessions["choices"] == []
+        assert "my secret" not in json.dumps(loaded)
         for claimed in (victim, victim + ".0000", token.rpartition(".")[0] + ".ffff", {"path": "x"}):
             opened = queue.run(queue.fn_index("on_pick"), [session_id, None, claimed])
             assert "my secret" not in opened.raw
@@ -93,12 +95,12 @@ def test_a_browser_cannot_choose_its_owner_id(app: LiveApp) -> None:
 def test_an_issued_owner_token_finds_its_chats_again(app: LiveApp) -> None:
     with app.client() as client:
         first_tab = GradioQueue(client)
-        token = first_tab.outputs(first_tab.fn_index("on_load"), [""])[0]
+        token = first_tab.outputs(first_tab.fn_index("on_load"), ["", ""])[0]
         first_tab.outputs(
             first_tab.fn_index("on_submit"), [{"text": "remember me", "files": []}, None, token, "Instant"]
         )
         reloaded = GradioQueue(client)  # a reload: a new tab, the token from localStorage
-        again, _, sessions = reloaded.outputs(reloaded.fn_index("on_load"), [token])
+        again, *_, sessions, _, _ = reloaded.outputs(reloaded.fn_index("on_load"), [token, ""])
     assert again == token and len(sessions["choices"]) == 1
 
 
