@@ -7,12 +7,15 @@ tool results must answer calls the model really made, so a client cannot slip in
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 from webapp.guard.verdicts import RailOutcome
 from webapp.store import MessageInfo, Store
-from webapp.turn.events import InputError, TurnRequest
+from webapp.turn.context import ContextMessage
+from webapp.turn.events import InputError, TurnRequest, valid_text
 
 ClientSystemPrompts = Literal["append", "ignore"]
 
@@ -114,3 +117,19 @@ def problem_with(request: TurnRequest, max_chars: int, max_images: int) -> str |
     if (count := len(request.images) + len(request.image_urls)) > max_images:
         return f"Too many images ({count}); at most {max_images} per message."
     return None
+
+
+def storable_request(request: TurnRequest) -> tuple[TurnRequest, bool]:
+    """The request with lone surrogates replaced by U+FFFD, and whether there were any."""
+    history = tuple(replace(m, content=valid_text(m.content)) if m.content else m for m in request.history)
+    storable = replace(request, text=valid_text(request.text), history=history)
+    return storable, storable.text != request.text or storable.history != tuple(request.history)
+
+
+def model_read_text(message: ContextMessage) -> str:
+    """The text of one message as the model reads it: content, text parts and tool-call arguments."""
+    parts = [message.content] if isinstance(message.content, str) else []
+    if isinstance(message.content, list):
+        parts += [str(p.get("text", "")) for p in message.content if p.get("type") == "text"]
+    parts += [json.dumps(call, ensure_ascii=False) for call in message.tool_calls or []]
+    return "\n".join(p for p in parts if p)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, aclosing, nullcontext
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ from webapp.store import Store
 from webapp.turn.admission import Admission, Refused
 from webapp.turn.answer import AnswerStep, rail_events
 from webapp.turn.checkpoints import Checkpoints
-from webapp.turn.context import ContextBuilder, ContextMessage, ContextResult, ContextTooLong
+from webapp.turn.context import ContextBuilder, ContextResult, ContextTooLong
 from webapp.turn.events import (
     ContextInfo,
     ImageInput,
@@ -39,12 +38,13 @@ from webapp.turn.events import (
     TurnEvent,
     TurnObserver,
     TurnRequest,
-    valid_text,
 )
 from webapp.turn.inputs import (
     check_tool_results,
+    model_read_text,
     problem_with,
     rail_text,
+    storable_request,
     store_history,
     store_input,
     system_prompt_for,
@@ -99,7 +99,7 @@ class ChatService:
         self._check_history_size(request)
         # Lone UTF-16 surrogates ("\ud800" in JSON) cannot be stored or sent: the message is kept with
         # U+FFFD in their place, and refused with a clear error.
-        request, garbled = _storable(request)
+        request, garbled = storable_request(request)
         session_id, history_block = await self._session_for(request)
         # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
         # Retry answers the newest stored message again instead: nothing new is stored for the user.
@@ -322,7 +322,7 @@ class ChatService:
 
         def collect() -> str:
             usable = to_context_messages(self.store.messages(session_id), images=self.profile.images)
-            return "\n\n".join([*(_text_of(m) for m in usable), *descriptions])
+            return "\n\n".join([*(model_read_text(m) for m in usable), *descriptions])
 
         return await asyncio.to_thread(collect)
 
@@ -391,19 +391,3 @@ def _ignore(event: TurnEvent) -> None:
 
 def _ignore_verdicts(outcomes: Sequence[RailOutcome]) -> None:
     pass
-
-
-def _storable(request: TurnRequest) -> tuple[TurnRequest, bool]:
-    """The request with lone surrogates replaced by U+FFFD, and whether there were any."""
-    history = tuple(replace(m, content=valid_text(m.content)) if m.content else m for m in request.history)
-    storable = replace(request, text=valid_text(request.text), history=history)
-    return storable, storable.text != request.text or storable.history != tuple(request.history)
-
-
-def _text_of(message: ContextMessage) -> str:
-    """The text of one message as the model reads it: content, text parts and tool-call arguments."""
-    parts = [message.content] if isinstance(message.content, str) else []
-    if isinstance(message.content, list):
-        parts += [str(p.get("text", "")) for p in message.content if p.get("type") == "text"]
-    parts += [json.dumps(call, ensure_ascii=False) for call in message.tool_calls or []]
-    return "\n".join(p for p in parts if p)
