@@ -5,6 +5,9 @@
     python -m bench.moderation_eval --corpus train  # the examples the classifier is fitted on
     python -m bench.moderation_eval --errors        # also list every miss and false block
 
+Each corpus is a hand-written file plus one split of the template corpus (``rails/moderation_templates.yml``,
+split by template: see ``webapp/guard/moderation/corpus.py``); ``--source file|templates`` takes one part.
+
 Each text is checked as a whole answer at the output stage, with the app's rails config. Per category it
 prints how many texts were judged as labelled; per tier, which one caught each block; and the cost:
 how many units the gate sent to the embedding model and the CPU per check.
@@ -24,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from webapp.guard.moderation import ModerationConfig, Moderator  # noqa: E402
+from webapp.guard.moderation.corpus import load_example_file, load_templates  # noqa: E402
 from webapp.guard.moderation.embedder import shared_encoder  # noqa: E402
 
 CORPORA = {
@@ -31,16 +35,26 @@ CORPORA = {
     "dev": ROOT / "tests" / "data" / "moderation_dev.yaml",
 }
 RAILS = ROOT / "rails"
+EXAMPLES = "moderation_examples.yml"
+TEMPLATES = "moderation_templates.yml"
 
 
-def load_corpus(name: str) -> list[tuple[str, str, str]]:
-    """(expected "block"/"pass", category, text) rows."""
-    if name in CORPORA:
-        data = yaml.safe_load(CORPORA[name].read_text(encoding="utf-8"))
-        return [(label, cat, t) for label, cats in data.items() for cat, items in cats.items() for t in items]
-    data = yaml.safe_load((RAILS / "moderation_examples.yml").read_text(encoding="utf-8"))
-    expected = {"harmful": "block", "allowed": "pass"}
-    return [(expected[k], cat, t) for k, cats in data.items() for cat, items in cats.items() for t in items]
+def load_corpus(name: str, source: str = "all") -> list[tuple[str, str, str]]:
+    """(expected "block"/"pass", category, text) rows: the hand-written file and/or the template split."""
+    rows: list[tuple[str, str, str]] = []
+    if source in ("all", "file"):
+        if name in CORPORA:
+            data = yaml.safe_load(CORPORA[name].read_text(encoding="utf-8"))
+            rows += [
+                (label, c, t) for label, cats in data.items() for c, items in cats.items() for t in items
+            ]
+        else:
+            rows += [(e.expected, e.category, e.text) for e in load_example_file(RAILS / EXAMPLES)]
+    if source in ("all", "templates"):
+        split = {"heldout": "heldout", "dev": "dev", "train": "train"}[name]
+        examples = load_templates(RAILS / TEMPLATES, split, all_groups=split != "train")  # type: ignore[arg-type]
+        rows += [(e.expected, e.category, e.text) for e in examples]
+    return rows
 
 
 def build_moderator() -> Moderator:
@@ -98,9 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--corpus", choices=("heldout", "dev", "train"), default="heldout")
+    parser.add_argument("--source", choices=("all", "file", "templates"), default="all")
     parser.add_argument("--errors", action="store_true", help="list every misjudged text")
     args = parser.parse_args(argv)
-    rows = load_corpus(args.corpus)
+    rows = load_corpus(args.corpus, args.source)
     report(evaluate(build_moderator(), rows), len(rows), args.errors)
     return 0
 

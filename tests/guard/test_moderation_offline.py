@@ -10,8 +10,10 @@ import yaml
 
 from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
+from webapp.guard.moderation.corpus import Split, load_templates
 from webapp.guard.moderation.embedder import CachedEncoder, shared_encoder
-from webapp.guard.moderation.text import normalise
+from webapp.guard.moderation.semantic import load_examples
+from webapp.guard.moderation.text import Speller, normalise
 from webapp.guard.rails import Guard
 
 CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
@@ -94,13 +96,57 @@ def rates(moderator: Moderator, corpus: Path) -> tuple[float, float]:
     return sum(blocked) / len(blocked), sum(passed) / len(passed)
 
 
+def template_rates(moderator: Moderator, split: Split) -> tuple[float, float]:
+    examples = load_templates(RAILS_DIR / "moderation_templates.yml", split)
+    blocked = [moderator.check(e.text, "output") is not None for e in examples if e.expected == "block"]
+    passed = [moderator.check(e.text, "output") is None for e in examples if e.expected == "pass"]
+    return sum(blocked) / len(blocked), sum(passed) / len(passed)
+
+
 def test_corpora_stay_at_their_measured_levels(moderator):
-    """Regression guards at the figures in docs/moderation.md. The held-out corpus was never tuned on and
-    is far below the 95% goal for blocking; the development corpus was (so its figures say little)."""
+    """Regression guards at the figures in docs/moderation.md. The held-out corpora (the hand-written file
+    and the held-out split of the template corpus, whose phrasings the classifier never saw) were never
+    tuned on and are below the 95% goal for blocking; the development corpus was (its figures say little)."""
     heldout_blocked, heldout_passed = rates(moderator, DATA / "moderation_heldout.yaml")
+    templates_blocked, templates_passed = template_rates(moderator, "heldout")
     dev_blocked, dev_passed = rates(moderator, DATA / "moderation_dev.yaml")
-    assert heldout_blocked >= 0.78 and heldout_passed >= 0.95
-    assert dev_blocked >= 0.97 and dev_passed >= 0.97
+    assert heldout_blocked >= 0.8 and heldout_passed >= 0.93
+    assert templates_blocked >= 0.73 and templates_passed >= 0.93
+    assert dev_blocked >= 0.97 and dev_passed >= 0.95
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("imigrants are vermn", "dehumanisation"),  # a dropped letter in each harm word
+        ("kil urself", "self_harm_incitement"),
+        ("Eveyrone laughs at you behind your back.", "harassment"),  # two letters swapped
+    ],
+)
+def test_misspelt_harm_words_are_read_as_meant(moderator, text, rule):
+    finding = moderator.check(text, "output")
+    assert finding is not None and finding.rule == rule
+
+
+def test_spelling_repair_touches_only_unknown_words_near_one_harm_word():
+    speller = Speller(
+        frozenset({"skill", "use", "and", "the", "women", "hate"}), frozenset({"kill", "women"})
+    )
+    assert speller("kil the women") == "kill the women"
+    assert speller("use skill and kubectl") == "use skill and kubectl"  # known, or no harm word one edit away
+    assert speller("hatewomen") == "hate women"  # a dropped space next to a harm word
+
+
+def test_the_template_corpus_is_split_by_template_not_by_sentence():
+    """A phrasing is in exactly one split, so the held-out figure is about phrasings never seen in training
+    (not only group names never seen with them); the app fits only the train split."""
+    path = RAILS_DIR / "moderation_templates.yml"
+    splits = {split: load_templates(path, split) for split in ("train", "dev", "heldout")}
+    templates = {split: {e.template for e in examples} for split, examples in splits.items()}
+    assert not templates["train"] & templates["heldout"] and not templates["train"] & templates["dev"]
+    assert all(len(examples) >= 300 for split, examples in splits.items() if split != "train")
+    texts, _ = load_examples(RAILS_DIR / "moderation_examples.yml", path)
+    assert not set(texts) & {e.text for e in splits["heldout"]}
 
 
 class CountingEncoder:

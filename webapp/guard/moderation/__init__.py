@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webapp.guard.moderation.embedder import Encoder, shared_encoder
+from webapp.guard.moderation.corpus import load_example_file, load_templates, vocabulary
+from webapp.guard.moderation.embedder import Encoder, dictionary_words, shared_encoder
 from webapp.guard.moderation.findings import ModerationFinding
 from webapp.guard.moderation.guardmodel import (
     LLAMA_GUARD_CATEGORIES,
@@ -34,7 +35,7 @@ from webapp.guard.moderation.guardmodel import (
 from webapp.guard.moderation.patterns import CategoryRule, ContextRules, compile_lexicon, expand, first_match
 from webapp.guard.moderation.profanity import ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticConfig, SemanticTier
-from webapp.guard.moderation.text import Unit, normalise, split_units
+from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
 from webapp.guard.verdicts import Stage
 
 __all__ = [
@@ -117,15 +118,22 @@ class Moderator:
         self._verdicts_lock = threading.Lock()
         self._context = ContextRules.from_mapping(config.context, config.lexicon)
         self._semantic: SemanticTier | None = None
+        self._speller: Speller | None = None
         if config.semantic.enabled:
             gate = re.compile(expand(config.semantic.gate, config.lexicon)) if config.semantic.gate else None
             self._semantic = SemanticTier(config.semantic, self._context, gate)
             examples = (rails_dir or Path(".")) / config.semantic.examples
+            templates = (
+                (rails_dir or Path(".")) / config.semantic.templates if config.semantic.templates else None
+            )
+            self._speller = _build_speller(examples, templates)
             # Lazy but warmed: the model loads in the background from now on, not on the first chat. Not a
             # daemon: a process that exits during the load waits for it, instead of killing onnxruntime's
             # threads mid-run (which aborts the process: "terminate called without an active exception").
             threading.Thread(
-                target=_build_semantic, args=(self._semantic, encoder, examples), name="moderation-warmup"
+                target=_build_semantic,
+                args=(self._semantic, encoder, examples, templates),
+                name="moderation-warmup",
             ).start()
 
     def wait_ready(self, timeout_s: float | None = None) -> None:
@@ -142,7 +150,7 @@ class Moderator:
         """
         if not text.strip():
             return None
-        normal = normalise(text, self.config.substitutions)
+        normal = self._normalise(text)
         rules = [r for r in self.config.categories if r.applies_to(stage)]
         for rule in rules:
             if rule.raw_text and rule.matches(normal):
@@ -181,7 +189,11 @@ class Moderator:
         """A "1" inside a word is read as "i" first ("k1ll"); "b1ack" needs the "l" reading too."""
         if not _DIGIT_ONE_IN_WORD.search(text):
             return []
-        return [split_units(normalise(text, self.config.substitutions, one_as="l"), self._group)]
+        return [split_units(self._normalise(text, one_as="l"), self._group)]
+
+    def _normalise(self, text: str, *, one_as: str = "i") -> str:
+        normal = normalise(text, self.config.substitutions, one_as=one_as)
+        return self._speller(normal) if self._speller is not None else normal
 
     def _semantic_check(self, units: list[Unit], rules: list[CategoryRule]) -> ModerationFinding | None:
         if self._semantic is None or not units:
@@ -209,9 +221,23 @@ class Moderator:
         return [*done, Unit(prefix, prefix if not last.quotes else last.outside_quotes, last.quotes)]
 
 
-def _build_semantic(tier: SemanticTier, encoder: Encoder | None, examples: Path) -> None:
+def _build_speller(examples: Path, templates: Path | None) -> Speller | None:
+    """The harm vocabulary of the examples against MiniLM's dictionary; None (no spelling repair, the
+    other tiers still run) if the dictionary cannot be read."""
     try:
-        tier.build(encoder if encoder is not None else shared_encoder(), examples)
+        corpus = load_example_file(examples) + (load_templates(templates, "train") if templates else [])
+        known, targets = vocabulary(corpus)
+        return Speller(known | dictionary_words(), targets)
+    except Exception as exc:  # a missing wheel must not stop the rules and profanity tiers
+        log.error("moderation spelling repair is off: %s: %s", type(exc).__name__, exc)
+        return None
+
+
+def _build_semantic(
+    tier: SemanticTier, encoder: Encoder | None, examples: Path, templates: Path | None
+) -> None:
+    try:
+        tier.build(encoder if encoder is not None else shared_encoder(), examples, templates)
     except Exception as exc:  # kept by the tier: every check logs it and refuses
         log.error("the moderation embedding model could not be loaded: %s: %s", type(exc).__name__, exc)
         tier.fail(exc)

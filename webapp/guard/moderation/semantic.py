@@ -23,13 +23,14 @@ import hashlib
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
+from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.text import Unit
@@ -55,6 +56,7 @@ def unnegate(text: str) -> str:
 class SemanticConfig:
     enabled: bool = True
     examples: str = "moderation_examples.yml"  # relative to the rails directory
+    templates: str = ""  # the template corpus, relative to the rails directory (its train split is fitted)
     threshold: float = 0.8  # probability of "harmful" at which this tier blocks on its own
     gate: str = ""  # regex (lexicon names allowed); empty: every unit is embedded
     denial_margin: float = 0.1  # a negated unit blocks only if it scores this much above its plain form
@@ -67,18 +69,20 @@ class SemanticConfig:
         return cls(**known)
 
 
-def load_examples(path: Path) -> tuple[list[str], list[str]]:
-    """(sentences, labels): a harmful category name, or "allowed" for every contrast."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    sentences: list[str] = []
-    labels: list[str] = []
-    for category, items in (data.get("harmful") or {}).items():
-        sentences += [str(s) for s in items]
-        labels += [str(category)] * len(items)
-    for items in (data.get("allowed") or {}).values():
-        sentences += [str(s) for s in items]
-        labels += [ALLOWED] * len(items)
-    return sentences, labels
+def load_examples(path: Path, templates: Path | None = None) -> tuple[list[str], list[str]]:
+    """(sentences, labels): a harmful category name, or "allowed" for every contrast.
+
+    The examples file, plus the train split of the template corpus when there is one (its categories are
+    the finer functional ones, mapped to the rule they belong to by the corpus's ``rules``)."""
+    examples = load_example_file(path)
+    if templates is not None:
+        rules = yaml.safe_load(templates.read_text(encoding="utf-8")).get("rules") or {}
+        examples += [
+            replace(e, category=rules.get(e.category, e.category))
+            for e in load_templates(templates, "train", all_groups=False)
+        ]
+    labels = [e.category if e.expected == "block" else ALLOWED for e in examples]
+    return [e.text for e in examples], labels
 
 
 class SemanticClassifier:
@@ -110,14 +114,16 @@ _fitted: dict[tuple[int, str], SemanticClassifier] = {}
 _fitted_lock = threading.Lock()
 
 
-def fitted_classifier(encoder: Encoder, examples: Path) -> SemanticClassifier:
-    """One fit per encoder and examples file in a process: every Guard built from the same rails shares it
+def fitted_classifier(encoder: Encoder, examples: Path, templates: Path | None = None) -> SemanticClassifier:
+    """One fit per encoder and example files in a process: every Guard built from the same rails shares it
     (and concurrent builds wait for the first instead of embedding the examples again)."""
-    content = examples.read_bytes()
-    key = (id(encoder), hashlib.sha256(content).hexdigest())
+    digest = hashlib.sha256(examples.read_bytes())
+    if templates is not None:
+        digest.update(templates.read_bytes())
+    key = (id(encoder), digest.hexdigest())
     with _fitted_lock:
         if key not in _fitted:
-            _fitted[key] = SemanticClassifier(encoder, *load_examples(examples))
+            _fitted[key] = SemanticClassifier(encoder, *load_examples(examples, templates))
         return _fitted[key]
 
 
@@ -132,9 +138,9 @@ class SemanticTier:
         self._error: BaseException | None = None
         self._ready = threading.Event()
 
-    def build(self, encoder: Encoder, examples: Path) -> None:
+    def build(self, encoder: Encoder, examples: Path, templates: Path | None = None) -> None:
         """Embed the examples and fit (seconds of CPU the first time); run in a thread at start."""
-        self._classifier = fitted_classifier(encoder, examples)
+        self._classifier = fitted_classifier(encoder, examples, templates)
         self._ready.set()
 
     def fail(self, error: BaseException) -> None:
@@ -158,7 +164,8 @@ class SemanticTier:
         if not candidates:
             return None
         classifier = self.wait_ready(timeout_s)
-        texts = [u.plain for u in candidates]
+        # "they are all thieves" after "I've met immigrants": judged as written, and with "they" resolved.
+        texts = [t for u in candidates for t in dict.fromkeys((u.plain, u.text))]
         denials = [unnegate(t) if self._context.is_negated(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])

@@ -79,3 +79,49 @@ def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
         outside = _QUOTE.sub(" ", resolved) if quotes else resolved
         units.append(Unit(resolved, " ".join(outside.split()), quotes, raw))
     return units
+
+
+_WORD = re.compile(r"[a-z]{3,}")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+class Speller:
+    """Undoes a one-letter slip in a harm word ("vermn", "kil" -> "vermin", "kill") and a dropped space
+    next to one ("detestwomen"), the spelling variations functional hate-speech tests use.
+
+    Only words no dictionary knows are touched, and only towards the harm vocabulary (``targets``), when
+    exactly one harm word is one edit away: "skill", "pkill" and typos of ordinary words stay as written.
+    """
+
+    def __init__(self, known: frozenset[str], targets: frozenset[str]) -> None:
+        self._known = known | targets
+        self._targets = targets
+
+    def __call__(self, text: str) -> str:
+        return _WORD.sub(lambda m: self._correct(m.group(0)), text)
+
+    @functools.lru_cache(maxsize=8192)  # noqa: B019 - one speller per rails config, kept for the process
+    def _correct(self, word: str) -> str:
+        if word in self._known:
+            return word
+        candidates = _one_edit(word) & self._targets
+        if len(candidates) == 1:
+            return candidates.pop()
+        for cut in range(2, len(word) - 1):
+            head, tail = word[:cut], word[cut:]
+            if (
+                head in self._known
+                and tail in self._known
+                and (head in self._targets or tail in self._targets)
+            ):
+                return f"{head} {tail}"
+        return word
+
+
+def _one_edit(word: str) -> set[str]:
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    replaces = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    inserts = {a + c + b for a, b in splits for c in _LETTERS}
+    return deletes | swaps | replaces | inserts
