@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +109,7 @@ class GradioSubmit:
     trigger_id: int
     chatbot_output: int  # position of the Chatbot among the event's outputs
     inputs: tuple[Any, ...]  # what a fresh page sends: each input's initial value, the question in the box
+    then: tuple[tuple[int, tuple[Any, ...]], ...] = ()  # events chained after it (fn index, inputs), in order
 
     @classmethod
     async def discover(cls, client: httpx.AsyncClient, root: str) -> GradioSubmit:
@@ -124,45 +126,31 @@ class GradioSubmit:
                         else (components[i].get("props") or {}).get("value")
                         for i in dep["inputs"]
                     )
-                    return cls(root, dep["id"], target, outputs.index("chatbot"), inputs)
+                    then = tuple(
+                        (d["id"], tuple((components[i].get("props") or {}).get("value") for i in d["inputs"]))
+                        for d in config["dependencies"]
+                        if d.get("trigger_after") == dep["id"]
+                    )
+                    return cls(root, dep["id"], target, outputs.index("chatbot"), inputs, then)
         raise RuntimeError("no chat box submit event in the Gradio config")
 
 
 async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, expected: str) -> Turn:
+    """The submit event, then the events the page chains after it (the input unlocked, the chat list): the
+    turn is over for the user when the page is ready for the next message."""
     session = secrets.token_hex(6)
-    data = list(submit.inputs)
     started = time.perf_counter()
     first: float | None = None
+    outputs = _Outputs()
     try:
-        join = await client.post(
-            f"{submit.root}/gradio_api/queue/join",
-            json={
-                "data": data,
-                "event_data": None,
-                "fn_index": submit.fn_index,
-                "trigger_id": submit.trigger_id,
-                "session_hash": session,
-            },
-        )
-        if join.status_code != 200:
-            return Turn(None, time.perf_counter() - started, False, f"join HTTP {join.status_code}")
-        outputs = _Outputs()
-        url = f"{submit.root}/gradio_api/queue/data"
-        async with client.stream("GET", url, params={"session_hash": session}) as response:
-            async for line in response.aiter_lines():
-                if not line.startswith("data: "):
-                    continue
-                message = json.loads(line[6:])
-                kind = message.get("msg")
-                if kind in ("process_generating", "process_completed"):
-                    output = message.get("output") or {}
-                    if not message.get("success", True) or "error" in output and output["error"]:
-                        return Turn(first, time.perf_counter() - started, False, str(output)[:200])
-                    outputs.apply(output.get("data") or [])
-                    if first is None and _answer(outputs.shown, submit.chatbot_output):
-                        first = time.perf_counter() - started
-                    if kind == "process_completed":
-                        break
+        for fn_index, data in ((submit.fn_index, submit.inputs), *submit.then):
+            event = _Outputs() if fn_index != submit.fn_index else outputs
+            async for kind, output in _event(client, submit, session, fn_index, list(data)):
+                if kind == "error":
+                    return Turn(first, time.perf_counter() - started, False, str(output)[:200])
+                event.apply(output.get("data") or [])
+                if first is None and _answer(outputs.shown, submit.chatbot_output):
+                    first = time.perf_counter() - started
     except httpx.HTTPError as exc:
         return Turn(first, time.perf_counter() - started, False, f"{type(exc).__name__}: {exc}"[:200])
     total = time.perf_counter() - started
@@ -171,6 +159,40 @@ async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, expected:
     return Turn(
         first, total, complete, None if complete else f"incomplete: {len(answer)} chars: {answer[-60:]!r}"
     )
+
+
+async def _event(
+    client: httpx.AsyncClient, submit: GradioSubmit, session: str, fn_index: int, data: list[Any]
+) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """One queued event as the page runs it: join, then its outputs as they stream ("error" ends it)."""
+    join = await client.post(
+        f"{submit.root}/gradio_api/queue/join",
+        json={
+            "data": data,
+            "event_data": None,
+            "fn_index": fn_index,
+            "trigger_id": submit.trigger_id,
+            "session_hash": session,
+        },
+    )
+    if join.status_code != 200:
+        yield "error", {"join": join.status_code}
+        return
+    url = f"{submit.root}/gradio_api/queue/data"
+    async with client.stream("GET", url, params={"session_hash": session}) as response:
+        async for line in response.aiter_lines():
+            if not line.startswith("data: "):
+                continue
+            message = json.loads(line[6:])
+            kind = message.get("msg")
+            if kind in ("process_generating", "process_completed"):
+                output = message.get("output") or {}
+                if not message.get("success", True) or "error" in output and output["error"]:
+                    yield "error", output
+                    return
+                yield kind, output
+                if kind == "process_completed":
+                    return
 
 
 class _Outputs:

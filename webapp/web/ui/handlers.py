@@ -73,6 +73,7 @@ class ChatHandlers:
         history = self.ui.resume(session_id, st) if session_id and session_id != st.session_id else None
         if history is None:
             return gr.update(), st, gr.update(), gr.update(), *self._opened(st)
+        st.meter = ""
         return history, st, "", "", *self._opened(st)
 
     def on_new(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
@@ -114,39 +115,36 @@ class ChatHandlers:
         mode: str,
         request: gr.Request,
     ) -> AsyncIterator[Outputs]:
+        """Streams the chat and the tab's state only: Gradio rebuilds a component (and its config) for every
+        update dict in a yield, so the input box is locked once, then given its (empty) value per word, and
+        the meter, chat list and an unlocked box follow once, in ``on_settled``, chained after the turn."""
         st = current_state(state, browser_id, request, self.ui.owner_ids)
         message = message if isinstance(message, dict) else {}
         text = str(message.get("text") or "")
         files = [f if isinstance(f, str) else str(f.get("path", "")) for f in message.get("files") or []]
-        unchanged = (gr.update(),) * 3
         if not text.strip() and not files:
-            yield gr.update(), gr.update(), st, gr.update(), gr.update(), *unchanged
+            yield gr.update(), gr.update(), st
             return  # nothing to send: no bubble, nothing stored
-        box, listed = busy_box(clear=True), False
+        box: Any = busy_box(clear=True)
         async for view in self.ui.browser_turn(text, files, st, mode):
-            # The chat list and the URL follow as soon as the chat exists, not only when the answer is done.
-            sidebar = self._opened(st) if st.session_id and not listed else unchanged
-            listed = listed or bool(st.session_id)
-            yield box, view.history, st, "", view.meter or gr.update(), *sidebar
-            box = gr.update()
-        yield (
-            idle_box(),
-            gr.update(),
-            st,
-            gr.update(),
-            gr.update(),
-            *self._opened(st),
-        )
+            st.meter = view.meter or st.meter
+            yield box, view.history, st
+            box = None  # locked and empty already: a plain value costs Gradio no rebuild
 
     async def on_retry(
         self, state: UIState | None, browser_id: str, mode: str, request: gr.Request
     ) -> AsyncIterator[Outputs]:
         st = current_state(state, browser_id, request, self.ui.owner_ids)
-        box = busy_box(clear=False)
+        box: Any = busy_box(clear=False)
         async for view in self.ui.retry(st, mode):
-            yield box, view.history, st, "", view.meter or gr.update()
-            box = gr.update()
-        yield idle_box(), gr.update(), st, gr.update(), gr.update()
+            st.meter = view.meter or st.meter
+            yield box, view.history, st
+            box = None
+
+    def on_settled(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+        """After a turn (whatever its end): the input open again, the context meter, the chat list and URL."""
+        st = current_state(state, browser_id, request, self.ui.owner_ids)
+        return idle_box(), st.meter or gr.update(), *self._opened(st)
 
     async def on_stop(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
         """The answer is cancelled (``cancels=``); show the chat as stored, with "This answer was interrupted."."""
@@ -169,9 +167,11 @@ class ChatHandlers:
         if tabs:
             demo.load(_tab_visibility(tabs), None, [tab for _, tab in tabs])
         c.chat_id.change(None, [c.chat_id], None, js=SHOW_CHAT_IN_URL)
-        turn_outputs = [c.box, c.chatbot, c.state, c.notice, c.meter]
-        submit = c.box.submit(self.on_submit, [c.box, c.state, c.owner, c.mode], [*turn_outputs, *opened])
+        turn_outputs = [c.box, c.chatbot, c.state]  # what changes per word; the rest once, after the turn
+        submit = c.box.submit(self.on_submit, [c.box, c.state, c.owner, c.mode], turn_outputs)
         retry = c.retry.click(self.on_retry, [c.state, c.owner, c.mode], turn_outputs)
+        for turn in (submit, retry):
+            turn.then(self.on_settled, [c.state, c.owner], [c.box, c.meter, *opened])
         # Gradio cancels only after the Stop event's own function has run: cancel first, then read back.
         stop = c.box.stop(None, None, None, cancels=[submit, retry])
         stop.then(self.on_stop, [c.state, c.owner], [c.box, c.chatbot, c.state, *opened])

@@ -22,6 +22,7 @@ class UIState:
 
     owner: str = ""
     session_id: str | None = None
+    meter: str = ""  # the open chat's context meter, shown once a turn has settled
 
 
 def new_owner_id() -> str:
