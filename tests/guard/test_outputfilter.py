@@ -250,3 +250,14 @@ async def test_a_flood_of_unclosed_constructs_is_escaped_in_one_pass(run):
     shown = step.released.get("answer", "") + final.released.get("answer", "")
     assert final.block is None and "<" not in shown.replace("&lt;", "")
     assert "tail" in shown
+
+
+async def test_the_last_piece_of_a_stream_gets_the_full_check():
+    # while a sentence streams only the cheap tiers judge it; its end (here: the stream's) gets every tier
+    streaming, at_end = Spy(), Spy(bad=("vanish",))
+    flt = OutputFilter(url_policy=None, moderate=streaming, moderate_end=at_end)
+    assert (await flt.feed("answer", "You should ")).released == {"answer": "You should "}
+    assert (await flt.feed("answer", "vanish")).released == {}  # unfinished word: waits
+    final = await flt.flush()
+    assert final.block is not None and final.released == {}
+    assert streaming.judged == ["You should "] and at_end.judged == ["You should vanish"]

@@ -12,7 +12,11 @@ Each release is judged with the context a renderer or a reader gives it:
   window holds everything the piece can complete. A piece without a character any link needs (most words)
   skips the parse: that keeps the per-delta cost to a regex search;
 - moderation judges the piece with the sentence before it and the current sentence so far, so a sentence
-  of abuse streamed word by word is blocked at the word that makes it abusive, before that word is shown;
+  of abuse streamed word by word is blocked at the word that makes it abusive, before that word is shown.
+  It is given that sentence, never the whole answer, and the moderator remembers the verdicts of sentences
+  it has judged: per word only the new words cost much. While a sentence is unfinished only the cheap tiers
+  judge it (rules, profanity); the costly one (an embedding) judges it once it ends, and the stream's last
+  piece goes to ``moderate_end`` (every tier: its sentence will not grow);
 - at the end, rails that must see the whole answer (a safety model) judge it through NeMo.
 
 The filter holds no rail runner: it takes the checks it needs (``url_policy``, ``moderate``,
@@ -130,6 +134,7 @@ class OutputFilter:
         *,
         url_policy: UrlPolicy | None,
         moderate: Moderate | None,
+        moderate_end: Moderate | None = None,
         check_whole: CheckWhole | None = None,
         hold_limit: int = HOLD_LIMIT,
         min_check_interval_s: float = 0.0,
@@ -137,6 +142,8 @@ class OutputFilter:
     ) -> None:
         self._url_policy = url_policy
         self._moderate = moderate
+        # The stream's last piece ends its sentence for good: judged by this one (the full check) if given.
+        self._moderate_end = moderate_end or moderate
         self._check_whole = check_whole
         self._hold_limit = hold_limit
         # Once the first words are shown, checks run at most this often: a check costs about the same for
@@ -218,7 +225,7 @@ class OutputFilter:
         stream = self._streams[channel]
         block = self._check_links(stream, piece)
         if block is None:
-            block = self._check_moderation(stream, piece)
+            block = self._check_moderation(stream, piece, final=final)
             if (
                 block is not None
                 and not final
@@ -246,10 +253,11 @@ class OutputFilter:
         reason = self._url_policy.first_violation(urls)
         return self._verdict("url_allowlist", reason, start)
 
-    def _check_moderation(self, stream: _Stream, piece: str) -> RailOutcome | None:
-        if self._moderate is None or not _WORD.search(piece):
+    def _check_moderation(self, stream: _Stream, piece: str, *, final: bool) -> RailOutcome | None:
+        moderate = self._moderate_end if final else self._moderate
+        if moderate is None or not _WORD.search(piece):
             return None
-        outcome = self._moderate(stream.sentence_context() + piece)
+        outcome = moderate(stream.sentence_context() + piece)
         if outcome.blocked:
             return outcome
         self._tally(outcome.rail, outcome.latency_ms)

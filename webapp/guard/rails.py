@@ -148,12 +148,19 @@ class Guard:
             return await self.check_output(answer, reasoning, user_text)
 
         def moderate(text: str) -> RailOutcome:
-            # the filter asks again as each word arrives: the sentence at the end may be unfinished
+            # the filter asks again as words arrive: the sentence at the end may be unfinished, so only the
+            # rules judge it word by word; the semantic tier embeds each sentence once it ends
             return self.checks.moderation("output", [text], partial=True)
 
+        def moderate_end(text: str) -> RailOutcome:
+            # the answer's last piece: its sentence will not grow, every tier judges it whole
+            return self.checks.moderation("output", [text])
+
+        moderation = "moderation" in self._chunk_rails
         return OutputFilter(
             url_policy=self.url_policy if "url_allowlist" in self._chunk_rails else None,
-            moderate=moderate if "moderation" in self._chunk_rails else None,
+            moderate=moderate if moderation else None,
+            moderate_end=moderate_end if moderation else None,
             check_whole=check_whole if self._needs_whole_answer else None,
             hold_limit=self.settings.hold_chars,
             min_check_interval_s=self.settings.min_check_ms / 1000,
