@@ -2,6 +2,8 @@
 
     python -m bench load                      # 1, 8, 32, 64 streams; writes docs/benchmarks.{json,png,md}
     python -m bench load --soak-minutes 10    # also: 64 streams on railchat's API for 10 minutes, memory
+    python -m bench load --soak-only --soak-minutes 10 --out /tmp/soak   # the soak alone, then:
+    python -m bench load --soak-from /tmp/soak/benchmarks.json             # its figures in this run's report
 
 Every system answers the same workload from the same scripted upstream (``bench.upstream``: the answer
 starts after 200 ms, then 64 one-word chunks 20 ms apart), in its own process, so the measured processes'
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import os
 import platform
@@ -244,7 +247,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await bench.warm_up(system)
         if "railchat" in bench.servers:
             result["railchat_rss_mb_start"] = round(bench.servers["railchat"].rss_mb(), 1)
-        for streams in levels:
+        for streams in levels if not args.soak_only else ():
             rounds = max(args.min_rounds, math.ceil(args.min_turns / streams))
             for system in systems:
                 level = await bench.measure(system, streams, rounds)
@@ -255,6 +258,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             result["railchat_rss_mb_end"] = round(bench.servers["railchat"].rss_mb(), 1)
         if args.soak_minutes:
             result["soak"] = await soak(bench, args.soak_streams, args.soak_minutes)
+        elif args.soak_from:
+            # memory flatness needs no quiet machine: the soak may run apart from the latency run
+            earlier = json.loads(args.soak_from.read_text())
+            result["soak"] = {**earlier["soak"], "from": {k: earlier[k] for k in ("command", "date")}}
     finally:
         bench.stop()
         result["load_average_after"] = os.getloadavg()
@@ -265,6 +272,7 @@ async def soak(bench: Bench, streams: int, minutes: float) -> dict[str, Any]:
     """``streams`` back-to-back API streams for ``minutes``; railchat's resident memory every 15 s."""
     turn, server = await bench.turn_fn("railchat-api")
     samples: list[tuple[float, float]] = []
+    load_before = os.getloadavg()
     deadline = time.monotonic() + minutes * 60
     stop = asyncio.Event()
 
@@ -294,6 +302,8 @@ async def soak(bench: Bench, streams: int, minutes: float) -> dict[str, Any]:
         "minutes": minutes,
         "turns": len(turns),
         "errors": sum(not t.complete for t in turns),
+        "error_samples": sorted({t.error or "" for t in turns if not t.complete})[:3],
+        "load_average_before": load_before,
         "rss_mb": samples,
     }
 
@@ -323,6 +333,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--soak-minutes", type=float, default=0)
     parser.add_argument("--soak-streams", type=int, default=64)
+    parser.add_argument("--soak-only", action="store_true", help="only the soak (no levels)")
+    parser.add_argument(
+        "--soak-from",
+        type=Path,
+        help="a JSON written by an earlier --soak-only run: its soak goes in the report",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="where benchmarks.{json,png,md} go")
     args = parser.parse_args(argv)
     result = asyncio.run(run(args))

@@ -17,7 +17,8 @@ STYLE = {"direct": "k", "railchat-api": "tab:blue", "railchat-ui": "tab:green", 
 def write_report(result: dict[str, Any], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "benchmarks.json").write_text(json.dumps(result, indent=1) + "\n")
-    plot(result, out / "benchmarks.png")
+    if result["levels"]:  # a soak alone has none
+        plot(result, out / "benchmarks.png")
     page = out / "benchmarks.md"
     text = page.read_text() if page.exists() else f"# Benchmarks\n\n{START}\n{END}\n"
     head, _, rest = text.partition(START)
@@ -74,14 +75,26 @@ def markdown(result: dict[str, Any]) -> str:
         )
     soak = result.get("soak")
     if soak:
-        rss = soak["rss_mb"]
-        lines.append(
-            f"Soak: {soak['streams']} streams on railchat's API for {soak['minutes']:g} min, {soak['turns']} turns, "
-            f"{soak['errors']} errors; resident memory {rss[0][1]:.0f} MiB at the start, "
-            f"{max(r for _, r in rss):.0f} MiB at most, {rss[-1][1]:.0f} MiB at the end "
-            f"(samples every 15 s: {', '.join(f'{r:.0f}' for _, r in rss)})."
-        )
+        lines += ["", _soak(soak)]
     return "\n".join(lines) + "\n"
+
+
+def _soak(soak: dict[str, Any]) -> str:
+    rss = soak["rss_mb"]
+    text = (
+        f"Soak: {soak['streams']} streams on railchat's API for {soak['minutes']:g} min, {soak['turns']} turns, "
+        f"{soak['errors']} errors"
+    )
+    if soak.get("error_samples"):
+        text += " (" + "; ".join(f"`{e}`" for e in soak["error_samples"]) + ")"
+    text += (
+        f"; resident memory {rss[0][1]:.0f} MiB at the start, {max(r for _, r in rss):.0f} MiB at most, "
+        f"{rss[-1][1]:.0f} MiB at the end (samples every 15 s: {', '.join(f'{r:.0f}' for _, r in rss)})."
+    )
+    if "from" in soak:
+        load = _load(soak.get("load_average_before"))
+        text += f" Run apart: `{soak['from']['command']}`, {soak['from']['date']}, load average {load}."
+    return text
 
 
 def _cpu(value: float | None) -> str:
