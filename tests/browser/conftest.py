@@ -145,7 +145,17 @@ def wait_idle(page, timeout_ms: int = 30_000) -> None:
 
 
 def chat_text(page) -> str:
-    return page.inner_text("#chatbot")
+    """What a reader sees in the chat: each message's copy source (rendered, but out of sight) left out."""
+    return page.evaluate(
+        """() => {
+          const chat = document.querySelector('#chatbot').cloneNode(true);
+          chat.querySelectorAll('.copy-source').forEach(n => n.remove());
+          document.body.appendChild(chat);
+          const text = chat.innerText;
+          chat.remove();
+          return text;
+        }"""
+    )
 
 
 def shot(page, name: str) -> Path:

@@ -94,3 +94,12 @@ def file_urls(text: str) -> list[str]:
         if "/gradio_api/file=" in part:
             urls.append(part[part.index("/gradio_api/file=") :])
     return urls
+
+
+def browser_owner(client: httpx.Client) -> str:
+    """The owner id of the browser ``client`` plays: the signed id in the cookie the app issued it."""
+    from webapp.web.ownership import COOKIE, OWNER_PREFIX
+
+    value = client.cookies.get(COOKIE)
+    assert value, "the app issued no browser cookie"
+    return OWNER_PREFIX + value.rpartition(".")[0]

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from webapp.store import Store, invites
 from webapp.turn.events import SessionReady, TurnDone, TurnRequest
-from webapp.web import visitors
+from webapp.web import ownership
 from webapp.web.demo import DemoAdmission, DemoGate
 
 SECRET = "test-secret"
@@ -24,16 +24,10 @@ def gated_app(store: Store, *, invite_only: bool, clock=lambda: datetime.now(UTC
 
     @inner.get("/{path:path}")
     async def echo(request: Request, path: str) -> PlainTextResponse:
-        return PlainTextResponse(f"chat for {visitors.owner_of(dict(request.headers))}")
+        return PlainTextResponse(f"chat for {ownership.owner_of(request)}")
 
-    inner.add_middleware(
-        DemoGate,
-        store=store,
-        ids=visitors.VisitorIds(SECRET),
-        invite_only=invite_only,
-        clock=clock,
-        cache_s=0,
-    )
+    inner.add_middleware(DemoGate, store=store, invite_only=invite_only, clock=clock, cache_s=0)
+    inner.add_middleware(ownership.OwnerCookie, ids=ownership.OwnerIds(SECRET))
     return TestClient(inner, base_url="http://127.0.0.1:7860")
 
 
@@ -51,9 +45,9 @@ def test_every_browser_gets_a_signed_id_that_survives_reloads(store: Store) -> N
 @pytest.mark.parametrize(
     "forgery",
     [
-        {"cookies": {visitors.COOKIE: "alice.0000"}},
-        {"cookies": {visitors.COOKIE: "alice"}},
-        {"headers": {"x-railchat-visitor": "victim"}},  # only the gate may vouch for an id
+        {"cookies": {ownership.COOKIE: "alice.0000"}},
+        {"cookies": {ownership.COOKIE: "alice"}},
+        {"headers": {"x-railchat-browser": "victim"}},  # only the gate may vouch for an id
         {"headers": {"Cookie": 'railchat-visitor="a\\"b; x'}},
     ],
 )

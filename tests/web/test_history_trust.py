@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
-from tests.support.gradio_queue import GradioQueue
+from tests.support.gradio_queue import GradioQueue, browser_owner
 from tests.support.live_app import LiveApp, live_app
 from tests.support.scripted_upstream import Script, ScriptedUpstream
 
@@ -34,19 +35,14 @@ def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
             yield live
 
 
-def owner_of(token: str) -> str:
-    """The owner id inside the token a browser keeps ("browser:<id>.<signature>")."""
-    return token.rpartition(".")[0] or token
-
-
-def reopened(app: LiveApp, make_session, owner: str = "") -> str:
+def reopened(app: LiveApp, make_session, client: httpx.Client | None = None) -> str:
     """Open a browser tab, give its owner a stored session, reopen it from the session list: the chat shown."""
-    with app.client() as client:
+    with client or app.client() as client:
         queue = GradioQueue(client)
-        token = queue.outputs(queue.fn_index("on_load"), [owner, ""])[0]
-        session_id = make_session(owner_of(token))
-        queue.outputs(queue.fn_index("on_load"), [token, ""])  # the list now holds the session
-        chat = queue.outputs(queue.fn_index("on_pick"), [session_id, None, token])[0]
+        queue.outputs(queue.fn_index("on_load"), [""])
+        session_id = make_session(browser_owner(client))
+        queue.outputs(queue.fn_index("on_load"), [""])  # the list now holds the session
+        chat = queue.outputs(queue.fn_index("on_pick"), [session_id, None])[0]
     assert any("Tell me" in json.dumps(m) for m in chat)  # the chat really was reopened
     return json.dumps(chat)
 
@@ -72,11 +68,12 @@ def test_an_answer_cut_by_a_crash_is_reopened_without_its_held_back_link(app: Li
 def test_a_stopped_answer_is_reopened_as_it_was_shown(app: LiveApp, upstream: ScriptedUpstream) -> None:
     # The link's host is not finished, so the rails hold it back; the tab leaves before more text comes.
     upstream.push(Script(answer=["Here is the summary. [details](https://evil.exa"], endless=True, delay_s=3))
-    with app.client() as client:
+    client = app.client()
+    with client:
         queue = GradioQueue(client)
-        token = queue.outputs(queue.fn_index("on_load"), ["", ""])[0]
-        owner = owner_of(token)
-        data = [{"text": "Tell me", "files": []}, None, token, "Instant"]
+        queue.outputs(queue.fn_index("on_load"), [""])
+        owner = browser_owner(client)
+        data = [{"text": "Tell me", "files": []}, None, "Instant"]
         submit = queue.fn_index("on_submit")
         event_id = queue.join(submit, data).json()["event_id"]
         with queue.stream() as stream:
@@ -92,7 +89,7 @@ def test_a_stopped_answer_is_reopened_as_it_was_shown(app: LiveApp, upstream: Sc
     assert store.messages(session_id)[-1].status == "interrupted"
     assert "evil.exa" in store.messages(session_id)[-1].content  # stored for reviewers
 
-    shown = reopened(app, lambda _owner: session_id, token)
+    shown = reopened(app, lambda _owner: session_id, app.client(cookies=client.cookies))
     assert "evil.exa" not in shown and "Here is the summary." in shown
 
 
@@ -147,7 +144,8 @@ def test_resent_history_that_is_blocked_never_reaches_the_model(app: LiveApp, up
 
 
 def test_every_turn_checks_the_stored_history_it_sends(app: LiveApp, upstream) -> None:
-    """A stored message that would be blocked today (allowlist narrowed, or stored before a rail existed)."""
+    """A stored message that would be blocked today (allowlist narrowed, or stored before a rail existed) never
+    reaches the model; it is left out with a notice, and the chat goes on (tests/turn/test_recheck.py)."""
     store = app.service.store
     session_id = store.create_session(owner="api:local", client="api", model="m", title="t")
     store.add_message(session_id, role="user", content=f"remember https://{EVIL}/x", mode="instant")
@@ -155,5 +153,7 @@ def test_every_turn_checks_the_stored_history_it_sends(app: LiveApp, upstream) -
     before = len(upstream.requests)
     with app.client() as client:
         response = chat(client, [{"role": "user", "content": "go on"}], session_id)
-    assert response.json()["choices"][0]["finish_reason"] == "content_filter"
-    assert len(upstream.requests) == before
+    assert response.json()["choices"][0]["finish_reason"] == "stop"
+    assert "history_left_out" in response.headers["x-railchat-notices"]
+    sent = json.dumps([r.body for r in upstream.requests[before:]])
+    assert EVIL not in sent and "go on" in sent

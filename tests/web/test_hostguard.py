@@ -78,7 +78,7 @@ def test_a_cross_site_page_cannot_join_the_ui_queue(app: LiveApp, upstream: Scri
         queue = GradioQueue(client)
         submit = queue.fn_index("on_submit")
         client.headers["Origin"] = "http://attacker.example"
-        result = queue.run(submit, [{"text": "hi", "files": []}, None, "", "Instant"])
+        result = queue.run(submit, [{"text": "hi", "files": []}, None, "Instant"])
     assert result.join_status == 403 and len(upstream.requests) == before
 
 
@@ -89,6 +89,6 @@ def test_own_clients_still_work(app: LiveApp, upstream: ScriptedUpstream) -> Non
         by_name = client.get("/v1/models", headers={"Host": f"localhost:{app.url.rsplit(':', 1)[1]}"})
         queue = GradioQueue(client)
         client.headers["Origin"] = app.url  # the page's own requests
-        ui = queue.run(queue.fn_index("on_submit"), [{"text": "hi", "files": []}, None, "", "Instant"])
+        ui = queue.run(queue.fn_index("on_submit"), [{"text": "hi", "files": []}, None, "Instant"])
     assert plain.status_code == 200 and same_origin.status_code == 200 and by_name.status_code == 200
     assert ui.completed is not None and ui.completed["success"]

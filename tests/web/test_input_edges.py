@@ -12,6 +12,7 @@ from tests.support.gradio_queue import GradioQueue
 from tests.support.live_app import LiveApp, live_app
 from tests.support.scripted_upstream import ScriptedUpstream
 from tests.web.test_auth import write_auth_file
+from webapp.web.ownership import COOKIE
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +58,8 @@ def test_a_lone_surrogate_is_a_clear_400_and_the_message_is_kept(
 def test_a_lone_surrogate_from_the_ui_is_kept_and_reported(app: LiveApp) -> None:
     with app.client() as client:
         queue = GradioQueue(client)
-        owner = queue.outputs(queue.fn_index("on_load"), ["", ""])[0]
-        result = queue.run(
-            queue.fn_index("on_submit"), [{"text": "hi \ud800", "files": []}, None, owner, "Instant"]
-        )
+        queue.outputs(queue.fn_index("on_load"), [""])
+        result = queue.run(queue.fn_index("on_submit"), [{"text": "hi \ud800", "files": []}, None, "Instant"])
     assert result.completed is not None and result.completed["success"]
     assert "notice-error" in result.raw and "not valid Unicode" in result.raw
 
@@ -76,32 +75,47 @@ def test_resent_history_has_a_size_cap(app: LiveApp, upstream: ScriptedUpstream)
     assert len(upstream.requests) == before
 
 
-def test_a_browser_cannot_choose_its_owner_id(app: LiveApp) -> None:
+@pytest.mark.parametrize(
+    "forgery",
+    [
+        {"cookies": {COOKIE: "victim-id-learned-somehow"}},  # unsigned
+        {"cookies": {COOKIE: "victim-id-learned-somehow.00000000000000000000000000000000"}},  # forged
+        {"cookies": {COOKIE: "victim-id-learned-somehow."}},
+        {"headers": {"x-railchat-browser": "victim-id-learned-somehow"}},  # only the server vouches
+        {"headers": {"Cookie": f'{COOKIE}="victim-id-learned-somehow\\"; x'}},  # a malformed cookie
+    ],
+)
+def test_a_browser_cannot_choose_its_owner_id(app: LiveApp, forgery: dict) -> None:
     store = app.service.store
     victim = "browser:victim-id-learned-somehow"
     session_id = store.create_session(owner=victim, client="ui", model="m", title="Victim's secret chat")
     store.add_message(session_id, role="user", content="my secret", mode="instant")
-    with app.client() as client:
+    with app.client(cookies=forgery.get("cookies"), headers=forgery.get("headers")) as client:
         queue = GradioQueue(client)
-        loaded = queue.outputs(queue.fn_index("on_load"), [victim, session_id])  # its id in the URL, too
-        token, sessions = loaded[0], loaded[4]
-        assert not token.startswith(victim + ".") and sessions["choices"] == []
-        assert "my secret" not in json.dumps(loaded)
-        for claimed in (victim, victim + ".0000", token.rpartition(".")[0] + ".ffff", {"path": "x"}):
-            opened = queue.run(queue.fn_index("on_pick"), [session_id, None, claimed])
+        loaded = queue.outputs(queue.fn_index("on_load"), [session_id])  # its id in the URL, too
+        assert loaded[3]["choices"] == [] and "my secret" not in json.dumps(loaded)
+        for claimed in (victim, {"path": "x"}):  # data the old BrowserState input took: ignored now
+            opened = queue.run(queue.fn_index("on_pick"), [session_id, {"owner": claimed}])
             assert "my secret" not in opened.raw
 
 
-def test_an_issued_owner_token_finds_its_chats_again(app: LiveApp) -> None:
-    with app.client() as client:
-        first_tab = GradioQueue(client)
-        token = first_tab.outputs(first_tab.fn_index("on_load"), ["", ""])[0]
-        first_tab.outputs(
-            first_tab.fn_index("on_submit"), [{"text": "remember me", "files": []}, None, token, "Instant"]
-        )
-        reloaded = GradioQueue(client)  # a reload: a new tab, the token from localStorage
-        again, *_, sessions, _, _ = reloaded.outputs(reloaded.fn_index("on_load"), [token, ""])
-    assert again == token and len(sessions["choices"]) == 1
+def test_a_signed_browser_id_finds_its_chats_again_after_a_restart(
+    tmp_path, upstream: ScriptedUpstream, monkeypatch
+) -> None:
+    with live_app(tmp_path, upstream, monkeypatch) as first_run:
+        with first_run.client() as client:
+            tab = GradioQueue(client)
+            tab.outputs(tab.fn_index("on_submit"), [{"text": "remember me", "files": []}, None, "Instant"])
+            cookie = client.cookies.get(COOKIE)
+            assert cookie
+    with live_app(tmp_path, upstream, monkeypatch) as second_run:  # same data folder, same key
+        with second_run.client(cookies={COOKIE: cookie}) as client:
+            reloaded = GradioQueue(client)  # a reload: a new tab, the same cookie
+            sessions = reloaded.outputs(reloaded.fn_index("on_load"), [""])[3]
+            assert len(sessions["choices"]) == 1 and client.cookies.get(COOKIE) == cookie
+        with second_run.client() as stranger:
+            other = GradioQueue(stranger)
+            assert other.outputs(other.fn_index("on_load"), [""])[3]["choices"] == []
 
 
 def test_gradio_routes_without_a_login_check_need_one_under_an_auth_file(

@@ -8,6 +8,7 @@ records any attempt to reach another host, and never lets one leave the machine.
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 import pytest
@@ -119,8 +120,8 @@ def test_the_submit_payload_from_the_issue_is_refused(app: LiveApp) -> None:
                 "browser:x",
                 "Instant",
             ],  # the issue's payload, verbatim
-            [{"text": "hi", "files": [file_data("/etc/passwd")]}, None, "", "Instant"],
-            [{"text": "hi", "files": [{"path": "/etc/passwd"}]}, None, "", "Instant"],  # no meta tag either
+            [{"text": "hi", "files": [file_data("/etc/passwd")]}, None, "Instant"],
+            [{"text": "hi", "files": [{"path": "/etc/passwd"}]}, None, "Instant"],  # no meta tag either
         ):
             result = queue.run(submit, data)
             assert "root:x:0:0" not in served(app, result)
@@ -145,7 +146,7 @@ def test_an_uploaded_image_still_reaches_the_model(app: LiveApp, upstream) -> No
         queue = GradioQueue(client)
         upload = app.upload(client, "pic.png", png_bytes())
         result = queue.run(
-            queue.fn_index("on_submit"), [{"text": "what is this?", "files": [upload]}, None, "", "Instant"]
+            queue.fn_index("on_submit"), [{"text": "what is this?", "files": [upload]}, None, "Instant"]
         )
     assert result.completed is not None and result.completed["success"]
     parts = upstream.chat_bodies[-1]["messages"][-1]["content"]
@@ -178,7 +179,65 @@ def test_no_event_input_makes_the_server_fetch_a_url(app: LiveApp, egress: Egres
     assert egress.attempts == []
 
 
-def png_bytes() -> bytes:
+def png_bytes(color: tuple[int, int, int] = (200, 30, 30)) -> bytes:
     buffer = io.BytesIO()
-    Image.new("RGB", (8, 8), (200, 30, 30)).save(buffer, format="PNG")
+    Image.new("RGB", (8, 8), color).save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+def test_an_upload_is_usable_only_by_the_browser_that_made_it(app: LiveApp, upstream) -> None:
+    """Gradio names an upload by its content's hash: a path learned from another visitor must not work."""
+    with app.client() as alice, app.client() as mallory:
+        upload = app.upload(alice, "alice.png", png_bytes(color=(1, 2, 3)))
+        before = len(upstream.chat_bodies)
+        thief = GradioQueue(mallory)
+        submit = thief.fn_index("on_submit")
+        for named in (upload, {"path": upload["path"]}):
+            stolen = thief.run(submit, [{"text": "what is this?", "files": [named]}, None, "Instant"])
+            assert stolen.join_status == 400 and upload["path"] not in stolen.join_body
+        bare = thief.run(submit, [{"text": "what is this?", "files": [upload["path"]]}, None, "Instant"])
+        assert bare.completed is not None and not bare.completed["success"]  # Gradio wants a FileData
+        assert mallory.get(f"/gradio_api/file={upload['path']}").status_code == 404
+        assert alice.get(f"/gradio_api/file={upload['path']}").content == png_bytes(color=(1, 2, 3))
+        owner = GradioQueue(alice)
+        mine = owner.run(
+            owner.fn_index("on_submit"), [{"text": "and this?", "files": [upload]}, None, "Instant"]
+        )
+    assert len(upstream.chat_bodies) == before + 1  # only Alice's own turn reached the model
+    assert mine.completed is not None and mine.completed["success"]
+
+
+def test_an_upload_with_a_forged_browser_id_belongs_to_a_fresh_id(app: LiveApp) -> None:
+    """A forged cookie is replaced (Set-Cookie) and the upload is bound to the new id, not the claimed one."""
+    forged = {"Cookie": "railchat-visitor=someone-else.00000000000000000000000000000000"}
+    with app.client() as client:
+        response = client.post(
+            "/gradio_api/upload",
+            files={"files": ("f.png", png_bytes(color=(9, 9, 9)), "image/png")},
+            headers=forged,
+        )
+        issued = response.cookies.get("railchat-visitor")
+        path = response.json()[0]
+        assert issued and not issued.startswith("someone-else")
+        client.cookies.clear()
+        assert client.get(f"/gradio_api/file={path}", headers=forged).status_code == 404
+        owned = client.get(f"/gradio_api/file={path}", headers={"Cookie": f"railchat-visitor={issued}"})
+        assert owned.status_code == 200
+
+
+def test_a_handler_refuses_another_browsers_upload_too(app: LiveApp) -> None:
+    """Defence in depth behind the middleware: ChatUI checks the uploader again."""
+    import asyncio
+
+    from webapp.web.ui import ChatUI, UIState
+
+    with app.client() as alice:
+        upload = app.upload(alice, "a.png", png_bytes(color=(4, 5, 6)))
+    ui = ChatUI(app.service, upload_dir=app.upload_dir)  # its own, empty ledger: nobody's upload
+
+    async def views() -> list:
+        turn = ui.browser_turn("hi", [upload["path"]], UIState(owner="browser:m"), "Instant", browser="m")
+        return [v async for v in turn]
+
+    shown = asyncio.run(views())
+    assert "Files must be uploaded through this page." in json.dumps(shown[-1].history)

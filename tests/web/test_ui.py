@@ -18,6 +18,20 @@ def contents(history) -> str:
     return "\n".join(str(m["content"]) for m in history)
 
 
+def shown(message: dict) -> str:
+    """A message's HTML without its copy button (which carries the text as it passed: ``copied``)."""
+    return str(message["content"]).split('<div class="message-copy">')[0]
+
+
+def copied(message: dict) -> str:
+    import html
+    import re
+
+    found = re.search(r'<span class="copy-source" aria-hidden="true">(.*?)</span>', message["content"], re.S)
+    assert found, "the message has no copy source"
+    return html.unescape(found.group(1))
+
+
 async def test_reasoning_panel_is_open_while_streaming_and_closed_with_duration(
     store, guard, upstream
 ) -> None:
@@ -30,7 +44,8 @@ async def test_reasoning_panel_is_open_while_streaming_and_closed_with_duration(
     thought = view.history[1]
     assert thought["metadata"]["title"].startswith("Thought for ")
     assert thought["content"].startswith("<p>Step one.")
-    assert view.history[2] == {"role": "assistant", "content": "<p>Done.</p>\n"}
+    assert (view.history[2]["role"], shown(view.history[2])) == ("assistant", "<p>Done.</p>\n")
+    assert copied(view.history[2]) == "Done."
     assert upstream.chat_bodies[0]["chat_template_kwargs"] == {"thinking": True}
 
 
@@ -142,7 +157,7 @@ async def test_retry_answers_the_stored_message_again_without_a_second_copy(stor
     upstream.push(Script(answer=["Back again."]))
     reopened = UIState(owner="browser:alice", session_id=state.session_id)  # e.g. after a reload
     views = [v async for v in ui.retry(reopened, INSTANT)]
-    assert [m["content"] for m in views[-1].history] == ["<p>Hello?</p>\n", "<p>Back again.</p>\n"]
+    assert [shown(m) for m in views[-1].history] == ["<p>Hello?</p>\n", "<p>Back again.</p>\n"]
     roles = [(m.role, m.status) for m in store.messages(state.session_id)]
     assert roles == [("user", "complete"), ("assistant", "error"), ("assistant", "complete")]
     assert upstream.chat_bodies[-1]["messages"][-1] == {"role": "user", "content": "Hello?"}
@@ -172,4 +187,4 @@ async def test_text_only_model_shows_an_info_notice_and_still_answers(
     assert any(
         "notice-info" in str(m["content"]) and "cannot see images" in str(m["content"]) for m in history
     )
-    assert history[-1] == {"role": "assistant", "content": "<p>Hello there!</p>\n"}
+    assert (history[-1]["role"], shown(history[-1])) == ("assistant", "<p>Hello there!</p>\n")

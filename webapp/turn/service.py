@@ -41,7 +41,6 @@ from webapp.turn.events import (
 )
 from webapp.turn.inputs import (
     check_tool_results,
-    model_read_text,
     problem_with,
     rail_text,
     storable_request,
@@ -52,6 +51,7 @@ from webapp.turn.inputs import (
 from webapp.turn.intake import PreparedInput, fetch_image_urls, prepare_images, problem_code
 from webapp.turn.options import TurnOptions
 from webapp.turn.prompt import to_context_messages
+from webapp.turn.recheck import input_ids, recheck_history, usable_history
 from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import LLMClient, UpstreamError
 from webapp.upstream.profiles import Profile
@@ -137,17 +137,17 @@ class ChatService:
                 code="images_described",
             )
 
-        # 3. Input rails: nothing reaches the model after a block. They read everything the model would
-        # read, stored history included, on every turn: text that passed once is not trusted for ever.
+        # 3. Input rails: nothing reaches the model after a block. The new input is judged as new; stored
+        # history the model would read is judged again (recheck.py), and what fails now is left out.
         verdicts = await self.guard.check_input(
-            "\n\n".join(
-                [
-                    rail_text(request, descriptions, self.options.client_system_prompts),
-                    await self._model_bound_text(session_id, ()),
-                ]
-            ),
+            rail_text(request, descriptions, self.options.client_system_prompts),
             [u for u in request.image_urls if not u.startswith("data:")],
         )
+        stored = await asyncio.to_thread(self.store.messages, session_id)
+        new = input_ids(stored, user_id, len(request.tool_results))
+        rechecked = await recheck_history(self.guard, self.store, stored, new=new, images=self.profile.images)
+        if rechecked.notice is not None:
+            yield rechecked.notice
         if history_block is not None:
             verdicts.append(history_block)
         await self._store_rail_events(user_id, verdicts)
@@ -176,7 +176,9 @@ class ChatService:
             max_model_len // 2,
         )
         try:
-            context = await self._build_context(session_id, request, max_model_len, max_tokens)
+            context = await self._build_context(
+                session_id, request, max_model_len, max_tokens, rechecked.left_out
+            )
         except ContextTooLong as exc:
             await self._store_answer_error(session_id, user_id, str(exc), request)
             yield TurnDone("error", None, str(exc), kind="error", code="context_too_long")
@@ -317,15 +319,6 @@ class ChatService:
         await asyncio.to_thread(store_history, self.store, session_id, request, blocked=history_block)
         return session_id, history_block
 
-    async def _model_bound_text(self, session_id: str, descriptions: Sequence[str]) -> str:
-        """Every text the model would read from this session (the new message included), for the input rails."""
-
-        def collect() -> str:
-            usable = to_context_messages(self.store.messages(session_id), images=self.profile.images)
-            return "\n\n".join([*(model_read_text(m) for m in usable), *descriptions])
-
-        return await asyncio.to_thread(collect)
-
     def _check_history_size(self, request: TurnRequest) -> None:
         """Resent history is bounded like a message: rails and storage read all of it before the model."""
         total = sum(len(m.content or "") for m in request.history)
@@ -338,7 +331,12 @@ class ChatService:
             )
 
     async def _build_context(
-        self, session_id: str, request: TurnRequest, max_model_len: int, max_tokens: int
+        self,
+        session_id: str,
+        request: TurnRequest,
+        max_model_len: int,
+        max_tokens: int,
+        left_out: frozenset[int],
     ) -> ContextResult:
         builder = ContextBuilder(
             self._count_tokens,
@@ -351,7 +349,7 @@ class ChatService:
         history = await asyncio.to_thread(self.store.messages, session_id)
         return await builder.build(
             system_prompt_for(self.options.system_prompt, request, self.options.client_system_prompts),
-            to_context_messages(history, images=self.profile.images),
+            to_context_messages(usable_history(history, left_out), images=self.profile.images),
         )
 
     async def _max_model_len(self) -> int:

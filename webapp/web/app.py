@@ -21,7 +21,9 @@ from webapp.upstream.profiles import Profile, get_profile
 from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors
 from webapp.web.hostguard import HostGuard
+from webapp.web.ownership import OwnerCookie, OwnerIds
 from webapp.web.review_access import ReviewAccess
+from webapp.web.uploads import UploadLedger
 
 ASSETS = resource_dir("assets")
 
@@ -62,7 +64,7 @@ def private_gradio_tempdir(settings: Settings) -> Path:
 
 
 def browser_state_secret(data_dir: Path) -> str:
-    """A random key made once per data folder (mode 0600), so browsers' stored ids survive restarts."""
+    """A random key made once per data folder (mode 0600), so browsers' signed ids survive restarts."""
     path = data_dir / "browser-state.key"
     if not path.exists():
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -96,20 +98,23 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
 
     access, review_access = install_observability_and_api(app, settings, service)
     secret = browser_state_secret(settings.data_dir)
-    demo.install(app, settings, service, browser_secret=secret)
+    uploads = UploadLedger()
     # Demo visitors get no Audit tab at all; elsewhere it is drawn for reviewers and admins only.
     audit = [] if settings.demo_mode else [AuditTab(service.store, review_access)]
     blocks = ChatUI(
         service,
         concurrency=settings.concurrent_turns,
         queue_size=settings.queue_size,
-        browser_secret=secret,
         upload_dir=upload_dir,
+        uploads=uploads,
         extra_tabs=audit,
     ).build()
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
-    app.add_middleware(GradioDoors, upload_dir=upload_dir, login=access.auth is not None)
+    app.add_middleware(GradioDoors, upload_dir=upload_dir, ledger=uploads, login=access.auth is not None)
+    demo.install(app, settings, service)  # inside OwnerCookie: the gate reads the browser id it vouched for
+    # Every browser (signed in or not) gets a signed id: anonymous owners, demo limits, and upload ownership.
+    app.add_middleware(OwnerCookie, ids=OwnerIds(secret))
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))

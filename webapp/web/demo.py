@@ -1,6 +1,6 @@
 """Demo mode: anonymous visitors with signed ids, invite links, and limits that hold across replicas.
 
-``DemoGate`` (ASGI middleware, outermost) gives every browser a signed visitor id, turns
+``DemoGate`` (ASGI middleware, inside ``OwnerCookie``, which gives every browser a signed id) turns
 ``/?invite=TOKEN`` into a visitor bound to that invite (then drops the token from the address bar), and
 with ``--invite-only`` answers every request from a visitor without a valid invite with a clear page
 instead of the chat. ``DemoAdmission`` is the pipeline's admission: per-visitor messages per minute, the
@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs
 
 from fastapi import FastAPI
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webapp.config import Settings
 from webapp.store import Store, limits
@@ -27,7 +27,7 @@ from webapp.store import invites as invite_store
 from webapp.turn.admission import Refused
 from webapp.turn.events import TurnRequest
 from webapp.turn.service import ChatService
-from webapp.web import visitors
+from webapp.web.ownership import OWNER_PREFIX, browser_of
 
 Clock = Callable[[], datetime]
 OPEN_PATHS = ("/healthz", "/metrics")  # probes and scrapers, never visitor data
@@ -70,11 +70,10 @@ h1{{font-size:1.35rem;margin:0 0 .6rem}} p{{line-height:1.5;margin:.4rem 0}} .br
 
 @dataclass
 class DemoGate:
-    """Signed visitor ids for everyone; invites bound on arrival; without a valid invite, the refusal page."""
+    """Invites bound on arrival; without a valid invite, the refusal page. Runs inside ``OwnerCookie``."""
 
     app: ASGIApp
     store: Store
-    ids: visitors.VisitorIds
     invite_only: bool = False
     clock: Clock = utcnow
     cache_s: float = 5.0  # how long a visitor's "has a valid invite" is trusted before asking the database
@@ -84,36 +83,31 @@ class DemoGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = [(k, v) for k, v in scope["headers"] if k != visitors.HEADER]  # only we vouch for ids
-        visitor = self.ids.verify(visitors.cookie_value(headers))
-        new_cookie = None
-        if visitor is None:
-            visitor, value = self.ids.issue()
-            new_cookie = visitors.set_cookie_header(value, secure=scope.get("scheme") in ("https", "wss"))
-        scope = {**scope, "headers": [*headers, (visitors.HEADER, visitor.encode())]}
-        owner = f"browser:{visitor}"
-
+        browser = browser_of(scope["headers"])
+        if browser is None:  # OwnerCookie is missing: nobody can be told apart, so nobody gets in
+            await _page(send, 403, refusal_page(None))
+            return
+        owner = OWNER_PREFIX + browser
         token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("invite", [None])[0]
         if scope["type"] == "http" and scope["path"] == "/" and token is not None:
-            await self._arrive(owner, token, new_cookie, send)
+            await self._arrive(owner, token, send)
             return
         if self.invite_only and scope["path"] not in OPEN_PATHS and not await self._has_invite(owner):
             state = await asyncio.to_thread(self._invite_state, owner)
-            await _refuse(scope, send, state, new_cookie)
+            await _refuse(scope, send, state)
             return
-        await self.app(scope, receive, _with_cookie(send, new_cookie))
+        await self.app(scope, receive, send)
 
-    async def _arrive(self, owner: str, token: str, cookie: tuple[bytes, bytes] | None, send: Send) -> None:
+    async def _arrive(self, owner: str, token: str, send: Send) -> None:
         invite = await asyncio.to_thread(
             invite_store.admit_visitor, self.store, owner, token, now=self.clock()
         )
         state = "unknown" if invite is None else invite.state(self.clock())
         if state != "valid":
-            await _page(send, 403, refusal_page(state), cookie)
+            await _page(send, 403, refusal_page(state))
             return
         self._valid_until.pop(owner, None)
-        extra = [cookie] if cookie else []
-        await send({"type": "http.response.start", "status": 303, "headers": [(b"location", b"/"), *extra]})
+        await send({"type": "http.response.start", "status": 303, "headers": [(b"location", b"/")]})
         await send({"type": "http.response.body", "body": b""})
 
     async def _has_invite(self, owner: str) -> bool:
@@ -129,35 +123,22 @@ class DemoGate:
         return None if invite is None else invite.state(self.clock())
 
 
-def _with_cookie(send: Send, cookie: tuple[bytes, bytes] | None) -> Send:
-    if cookie is None:
-        return send
-
-    async def sending(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            message = {**message, "headers": [*message.get("headers", []), cookie]}
-        await send(message)
-
-    return sending
-
-
-async def _page(send: Send, status: int, body: bytes, cookie: tuple[bytes, bytes] | None) -> None:
+async def _page(send: Send, status: int, body: bytes) -> None:
     headers = [
         (b"content-type", b"text/html; charset=utf-8"),
         (b"cache-control", b"no-store"),
         (b"x-content-type-options", b"nosniff"),
         (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'"),
-        *([cookie] if cookie else []),
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-async def _refuse(scope: Scope, send: Send, state: str | None, cookie: tuple[bytes, bytes] | None) -> None:
+async def _refuse(scope: Scope, send: Send, state: str | None) -> None:
     if scope["type"] == "websocket":
         await send({"type": "websocket.close", "code": 1008})
         return
-    await _page(send, 403, refusal_page(state), cookie)
+    await _page(send, 403, refusal_page(state))
 
 
 # ---- limits on turns -------------------------------------------------------------------------------------------
@@ -225,10 +206,9 @@ class DemoAdmission:
             running = started
 
 
-def install(app: FastAPI, settings: Settings, service: ChatService, *, browser_secret: str) -> None:
-    """Demo rules for --demo, --invite-only and --share; otherwise only the visitor header is stripped."""
+def install(app: FastAPI, settings: Settings, service: ChatService) -> None:
+    """Demo rules for --demo, --invite-only and --share (add before ``OwnerCookie``, which must wrap it)."""
     if not settings.demo_mode:
-        app.add_middleware(visitors.StripVisitorHeader)
         return
     service.admission = DemoAdmission(
         service.store,
@@ -238,9 +218,4 @@ def install(app: FastAPI, settings: Settings, service: ChatService, *, browser_s
         invite_required=settings.invite_only,
         slot_ttl=timedelta(seconds=settings.request_timeout_s + 60),
     )
-    app.add_middleware(
-        DemoGate,
-        store=service.store,
-        ids=visitors.VisitorIds(browser_secret),
-        invite_only=settings.invite_only,
-    )
+    app.add_middleware(DemoGate, store=service.store, invite_only=settings.invite_only)

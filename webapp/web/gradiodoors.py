@@ -9,8 +9,9 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
 
 The app never serves a file it did not receive from the browser, and never fetches a URL for anybody (URLs
 are the rails' and `media/fetch.py`'s business, behind the allowlist). So this middleware refuses, before
-Gradio sees them: event payloads that name anything but an upload in the private temp folder, file routes for
-anything but such an upload, and the proxy route. The handlers check uploads again (defence in depth).
+Gradio sees them: event payloads that name anything but an upload this same browser made (its signed id comes
+from ``OwnerCookie``, which must wrap this middleware), file routes for anything else, and the proxy route.
+The handlers check uploads again (defence in depth).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from webapp.web.uploads import is_upload, is_url_like, named_paths
+from webapp.web.ownership import browser_of
+from webapp.web.uploads import UploadLedger, is_upload, is_url_like, named_paths
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -42,10 +44,17 @@ class GradioDoors:
     """ASGI middleware: no server path or URL may pass into or out of Gradio except the browser's own uploads."""
 
     def __init__(
-        self, app: ASGIApp, *, upload_dir: Path, login: bool = False, max_body: int = MAX_EVENT_BODY
+        self,
+        app: ASGIApp,
+        *,
+        upload_dir: Path,
+        ledger: UploadLedger,
+        login: bool = False,
+        max_body: int = MAX_EVENT_BODY,
     ) -> None:
         self.app = app
         self.upload_dir = upload_dir
+        self.ledger = ledger
         self.login = login  # the UI asks for a login: so do the Gradio routes that forgot to
         self.max_body = max_body
 
@@ -57,22 +66,52 @@ class GradioDoors:
         if path.startswith(OWN_PREFIXES):
             await self.app(scope, receive, send)
             return
-        if "/proxy=" in path or self._file_refused(path):
+        browser = browser_of(scope.get("headers", []))
+        if "/proxy=" in path or self._file_refused(path, browser):
             await _plain(send, 404, "Not found.")
             return
         if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):
             await _plain(send, 401, "Not authenticated.")
             return
-        if scope.get("method") == "POST" and not path.endswith("/upload"):
+        if scope.get("method") == "POST" and path.endswith("/upload"):
+            if browser is None:
+                await _plain(send, 403, "Uploads need a browser id.")
+                return
+            send = self._recording_uploads(send, browser)
+        elif scope.get("method") == "POST":
             body = await _read_body(receive, self.max_body)
             if body is None:
                 await _plain(send, 413, "Request too large.")
                 return
-            if not self._body_acceptable(body):
+            if not self._body_acceptable(body, browser):
                 await _plain(send, 400, "Files must be uploaded through this page.")
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+    def _recording_uploads(self, send: Send, browser: str) -> Send:
+        """Note the paths Gradio's upload route answers with as this browser's (its body is a JSON list)."""
+        status, chunks = 0, []
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body" and status == 200:
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    self._record(browser, b"".join(chunks))
+            await send(message)
+
+        return sending
+
+    def _record(self, browser: str, body: bytes) -> None:
+        try:
+            paths = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return
+        if isinstance(paths, list):
+            self.ledger.record(browser, [p for p in paths if is_upload(p, self.upload_dir)])
 
     async def _signed_in(self, scope: Scope) -> bool:
         """Ask Gradio's own login check, in process, with the request's cookies."""
@@ -96,19 +135,23 @@ class GradioDoors:
         await self.app(probe, no_body, capture)
         return status == 200
 
-    def _file_refused(self, path: str) -> bool:
+    def _file_refused(self, path: str, browser: str | None) -> bool:
         match = FILE_ROUTE.search(path)
         if match is None:
             return False
-        target = match.group("target")
-        return is_url_like(target) or not is_upload(target, self.upload_dir)
+        return not self._owned(match.group("target"), browser)
 
-    def _body_acceptable(self, body: bytes) -> bool:
+    def _owned(self, path: object, browser: str | None) -> bool:
+        if isinstance(path, str) and is_url_like(path):
+            return False
+        return is_upload(path, self.upload_dir) and self.ledger.owns(browser, path)
+
+    def _body_acceptable(self, body: bytes, browser: str | None) -> bool:
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             return True  # not an event payload (login forms); Gradio cannot read paths out of it either
-        return all(is_upload(p, self.upload_dir) for p in named_paths(payload))
+        return all(self._owned(p, browser) for p in named_paths(payload))
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

@@ -1,10 +1,15 @@
-"""Anonymous owners: ids the server issues and signs, so a browser can keep its id but never choose one.
+"""One server-issued, signed id per browser, in an HttpOnly cookie: who an anonymous chatter is, and whose
+uploads a request may name.
 
-An anonymous visitor owns their chats by an id kept in the browser (localStorage). Every event payload is
-written by the client, so an id taken as sent would let anyone who learns another visitor's id (a shared
-screen, a log line, a browser extension) read their chats. The browser therefore keeps a token: the owner id
-and an HMAC over it, keyed with the app's stable browser-state secret. Only a token with a valid HMAC is an
-owner; anything else gets a fresh id.
+Every event payload is written by the client, so an owner id taken as sent would let anyone who learns
+another browser's id (a shared screen, a log line, an extension) read their chats. The browser therefore
+keeps a cookie ``id.signature`` (HMAC-SHA256, keyed from the app's secret in the data folder, so it survives
+reloads and restarts) that page scripts cannot read. ``OwnerCookie`` checks it on every request, issues a
+fresh one when it is missing, forged or unsigned, and hands the id to the app in the ``x-railchat-browser``
+header after removing any copy of that header the client sent. Everything else (the chat list, demo limits,
+invites, uploads) reads the id from there, never from an event's data.
+
+A signed-in user (``--auth-file``) owns chats by name; the browser id still binds their uploads.
 """
 
 from __future__ import annotations
@@ -12,46 +17,103 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from http.cookies import SimpleCookie
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 OWNER_PREFIX = "browser:"
-MAX_TABS = 10_000  # tabs whose owner is remembered while their first events race
+COOKIE = "railchat-visitor"  # the name demo visitors' cookies already carry: their chats stay theirs
+HEADER = b"x-railchat-browser"
+MAX_AGE_S = 365 * 24 * 3600
 
 
 class OwnerIds:
-    def __init__(self, secret: str | None) -> None:
-        # A key of its own, derived from the shared secret (which also encrypts Gradio's BrowserState).
-        material = (secret or secrets.token_urlsafe(32)).encode()
-        self._key = hashlib.sha256(b"railchat anonymous owner ids\x00" + material).digest()
-        self._tabs: OrderedDict[str, str] = OrderedDict()
+    """Issues browser ids and checks the signature of the cookie that carries one."""
 
-    def settle(self, token: object, tab: str | None) -> tuple[str, str]:
-        """(owner, token) for a browser tab: the owner its token names, else the one already given to this
-        tab (its page-load and a first message can reach the server in either order), else a new one."""
-        owner = self.owner_of(token) or (self._tabs.get(tab) if tab else None) or self.issue()[0]
-        if tab:
-            self._tabs[tab] = owner
-            self._tabs.move_to_end(tab)
-            while len(self._tabs) > MAX_TABS:
-                self._tabs.popitem(last=False)
-        return owner, self.token_for(owner)
+    def __init__(self, secret: str) -> None:
+        self._key = hashlib.sha256(b"railchat visitor id\0" + secret.encode()).digest()
+
+    def _sign(self, browser: str) -> str:
+        return hmac.new(self._key, browser.encode(), hashlib.sha256).hexdigest()[:32]
 
     def issue(self) -> tuple[str, str]:
-        """A fresh owner id and the token the browser keeps for it."""
-        owner = OWNER_PREFIX + secrets.token_urlsafe(16)
-        return owner, self.token_for(owner)
+        """A new browser id and the cookie value that proves it."""
+        browser = secrets.token_urlsafe(16)
+        return browser, f"{browser}.{self._sign(browser)}"
 
-    def token_for(self, owner: str) -> str:
-        return f"{owner}.{self._mac(owner)}"
-
-    def owner_of(self, token: object) -> str | None:
-        """The owner id a token was issued for, or None if it is not one of ours."""
-        if not isinstance(token, str) or not token.startswith(OWNER_PREFIX):
+    def verify(self, value: str | None) -> str | None:
+        """The browser id a cookie value was issued for, or None if this server did not sign it."""
+        browser, _, signature = (value or "").rpartition(".")
+        if not browser or not hmac.compare_digest(signature.encode(), self._sign(browser).encode()):
             return None
-        owner, _, mac = token.rpartition(".")
-        if not owner or not hmac.compare_digest(mac.encode(), self._mac(owner).encode()):
-            return None
-        return owner
+        return browser
 
-    def _mac(self, owner: str) -> str:
-        return hmac.new(self._key, owner.encode(), hashlib.sha256).hexdigest()[:32]
+
+def cookie_value(headers: Iterable[tuple[bytes, bytes]], name: str = COOKIE) -> str | None:
+    for key, value in headers:
+        if key == b"cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # a malformed Cookie header is the client's problem, never a 500
+                continue
+            if name in jar:
+                return jar[name].value
+    return None
+
+
+def set_cookie_header(value: str, *, secure: bool) -> tuple[bytes, bytes]:
+    attributes = f"{COOKIE}={value}; Path=/; Max-Age={MAX_AGE_S}; HttpOnly; SameSite=Lax"
+    return (b"set-cookie", (attributes + ("; Secure" if secure else "")).encode())
+
+
+def browser_of(headers: Mapping[str, str] | Iterable[tuple[bytes, bytes]] | None) -> str | None:
+    """The browser id ``OwnerCookie`` vouched for on this request (from a header mapping or raw ASGI headers)."""
+    if headers is None:
+        return None
+    if isinstance(headers, Mapping):
+        return headers.get(HEADER.decode()) or None
+    return next((v.decode("latin-1") for k, v in headers if k == HEADER), None) or None
+
+
+def owner_of(request: Any) -> str | None:
+    """Who owns chats in this request: ``user:NAME`` when signed in, else ``browser:ID``, else None."""
+    if request is None:
+        return None
+    username = getattr(request, "username", None)
+    if username:
+        return f"user:{username}"
+    browser = browser_of(dict(getattr(request, "headers", None) or {}))
+    return OWNER_PREFIX + browser if browser else None
+
+
+class OwnerCookie:
+    """ASGI middleware: every request carries a browser id this server signed (issued here if need be)."""
+
+    def __init__(self, app: ASGIApp, *, ids: OwnerIds) -> None:
+        self.app = app
+        self.ids = ids
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope["headers"] if k != HEADER]  # only this middleware vouches
+        browser = self.ids.verify(cookie_value(headers))
+        cookie = None
+        if browser is None:
+            browser, value = self.ids.issue()
+            cookie = set_cookie_header(value, secure=scope.get("scheme") in ("https", "wss"))
+        scope = {**scope, "headers": [*headers, (HEADER, browser.encode())]}
+        await self.app(scope, receive, send if cookie is None else _with_cookie(send, cookie))
+
+
+def _with_cookie(send: Send, cookie: tuple[bytes, bytes]) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), cookie]}
+        await send(message)
+
+    return sending

@@ -10,6 +10,7 @@ handler touches it.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from pathlib import Path
 
 
@@ -46,3 +47,42 @@ def named_paths(value: object) -> list[object]:
         elif isinstance(item, list):
             stack.extend(item)
     return found
+
+
+class UploadLedger:
+    """Which browser uploaded which file, so an event may name only its own browser's uploads.
+
+    Gradio names an upload by a hash of its content, so the path alone proves nothing: a visitor who
+    learns another visitor's path (or uploads the same bytes) could attach it. Kept in memory: after a
+    restart a browser uploads its file again (the chat it sent stays stored).
+    """
+
+    def __init__(self, *, max_browsers: int = 10_000, max_files: int = 1_000) -> None:
+        self._files: OrderedDict[str, OrderedDict[str, None]] = OrderedDict()
+        self.max_browsers = max_browsers
+        self.max_files = max_files
+
+    def record(self, browser: str, paths: list[object]) -> None:
+        files = self._files.setdefault(browser, OrderedDict())
+        self._files.move_to_end(browser)
+        for path in paths:
+            if isinstance(path, str) and (real := _real(path)) is not None:
+                files[real] = None
+                files.move_to_end(real)
+        while len(files) > self.max_files:
+            files.popitem(last=False)
+        while len(self._files) > self.max_browsers:
+            self._files.popitem(last=False)
+
+    def owns(self, browser: str | None, path: object) -> bool:
+        if browser is None or not isinstance(path, str):
+            return False
+        real = _real(path)
+        return real is not None and real in self._files.get(browser, ())
+
+
+def _real(path: str) -> str | None:
+    try:
+        return str(Path(path).resolve(strict=True))
+    except (OSError, RuntimeError, ValueError):
+        return None

@@ -6,7 +6,7 @@ from webapp.web.ui.chat import ChatUI
 from webapp.web.ui.layout import INSTANT, THINKING
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.render import ChatPainter, context_meter, notice_html
-from webapp.web.ui.state import UIState, settle_owner
+from webapp.web.ui.state import UIState
 from webapp.web.ui.stream import TurnView
 from webapp.web.ui.tabs import ExtraTab
 
@@ -21,5 +21,4 @@ __all__ = [
     "UIState",
     "context_meter",
     "notice_html",
-    "settle_owner",
 ]

@@ -19,14 +19,13 @@ from webapp.turn.events import InputError, TurnRequest
 from webapp.turn.service import ChatService
 from webapp.turn.sessions import ShownPart
 from webapp.upstream.profiles import Mode
-from webapp.web.ownership import OwnerIds
 from webapp.web.ui.layout import THINKING, build_chat_layout
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.render import ChatPainter, Message, header_html
-from webapp.web.ui.state import UIState, new_owner_id, read_files
+from webapp.web.ui.state import UIState, nobody, read_files
 from webapp.web.ui.stream import TurnRenderer, TurnView
 from webapp.web.ui.tabs import ExtraTab
-from webapp.web.uploads import is_upload
+from webapp.web.uploads import UploadLedger, is_upload
 
 LIST_TITLE_CHARS = 60
 # Gradio's queue looks for work every millisecond while it has none (~30-40 ms of CPU a second on an idle
@@ -44,18 +43,15 @@ class ChatUI:
         title: str = "railchat",
         concurrency: int = 16,
         queue_size: int = 64,
-        browser_secret: str | None = None,
         extra_tabs: Sequence[ExtraTab] = (),
         upload_dir: Path | None = None,
+        uploads: UploadLedger | None = None,
     ) -> None:
         self.service = service
-        # Files a browser may name in an event: only uploads in this folder (see webapp/web/uploads.py).
+        # Files a browser may name in an event: only its own uploads in this folder (webapp/web/uploads.py).
         self.upload_dir = upload_dir
+        self.uploads = uploads or UploadLedger()
         self.title = title
-        # Encrypts the owner id kept in each browser; stable across restarts so visitors keep their chats.
-        self.browser_secret = browser_secret
-        # Anonymous owner ids are issued and signed here; a browser keeps one but cannot choose one.
-        self.owner_ids = OwnerIds(browser_secret)
         # Gradio runs one event at a time by default: one chatter would make everyone else wait.
         self.concurrency = concurrency
         self.queue_size = queue_size
@@ -65,7 +61,7 @@ class ChatUI:
     # -- turns (no Gradio types in or out) ------------------------------------------------------------------
 
     async def turn(self, text: str, files: list[str], state: UIState, mode: str) -> AsyncIterator[TurnView]:
-        state.owner = state.owner or new_owner_id()
+        state.owner = state.owner or nobody()
         before = [*self.stored_history(state), *self.painter.user_turn(text, files)]
         request = TurnRequest(
             owner=state.owner,
@@ -104,17 +100,20 @@ class ChatUI:
             yield renderer.fail(str(exc))
 
     async def browser_turn(
-        self, text: str, files: list[str], state: UIState, mode: str
+        self, text: str, files: list[str], state: UIState, mode: str, *, browser: str | None
     ) -> AsyncIterator[TurnView]:
-        """A turn from an event payload: files only if they were uploaded to this app (an event can name any
-        path; see webapp/web/uploads.py)."""
-        upload_dir = self.upload_dir
-        if files and (upload_dir is None or not all(is_upload(f, upload_dir) for f in files)):
+        """A turn from an event payload: files only if this browser uploaded them to this app (an event can
+        name any path; see webapp/web/uploads.py)."""
+        if files and not all(self._uploaded_by(browser, f) for f in files):
             renderer = TurnRenderer(state, self.painter, self.stored_history(state))
             yield renderer.fail("Files must be uploaded through this page.")
             return
         async for view in self.turn(text, files, state, mode):
             yield view
+
+    def _uploaded_by(self, browser: str | None, path: str) -> bool:
+        upload_dir = self.upload_dir
+        return upload_dir is not None and is_upload(path, upload_dir) and self.uploads.owns(browser, path)
 
     def mode_of(self, mode: str) -> Mode:
         return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"
@@ -178,9 +177,7 @@ class ChatUI:
         profile = self.service.profile
         with gr.Blocks(title=self.title) as demo:
             gr.HTML(header_html(self.title, self.service.served_model, profile.name))
-            layout = build_chat_layout(
-                profile, browser_secret=self.browser_secret, tabbed=bool(self.extra_tabs)
-            )
+            layout = build_chat_layout(profile, tabbed=bool(self.extra_tabs))
             tabs = [tab.build() for tab in self.extra_tabs]
             ChatHandlers(self, layout).wire(demo, list(zip(self.extra_tabs, tabs, strict=True)))
         demo.queue(default_concurrency_limit=self.concurrency, max_size=self.queue_size, api_open=False)

@@ -1,8 +1,9 @@
 """Gradio events of the chat page, as typed methods over ``ChatUI``'s operations.
 
-Every handler settles the tab's owner first (signed-in name, else the browser's id): nothing a browser sends
-decides whose chats are read. No handler takes the Chatbot's value: the chat shown is rebuilt from the store.
-Each returns the values of the outputs it is wired to, in that order.
+Every handler settles the tab's owner first, from the request (signed-in name, else the browser's signed id
+from its HttpOnly cookie): nothing in an event's data decides whose chats are read. No handler takes the
+Chatbot's value: the chat shown is rebuilt from the store. Each returns the values of the outputs it is wired
+to, in that order.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import gradio as gr
 
 from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
 from webapp.web.ui.render import notice_html
-from webapp.web.ui.state import UIState, current_state, settle_owner
+from webapp.web.ui.state import UIState, current_state, request_browser, request_owner
 from webapp.web.ui.tabs import ExtraTab
 
 if TYPE_CHECKING:
@@ -51,49 +52,44 @@ class ChatHandlers:
 
     # -- page and chat list ------------------------------------------------------------------------------
 
-    def on_load(self, browser_id: str, wanted: str, request: gr.Request) -> Outputs:
+    def on_load(self, wanted: str, request: gr.Request) -> Outputs:
         """Reopen the chat named in the URL (``/?chat=ID``) if it is this owner's; else a new chat."""
-        who, token = settle_owner(request, browser_id, self.ui.owner_ids)
-        st = UIState(owner=who)
+        st = UIState(owner=request_owner(request))
         wanted = wanted if isinstance(wanted, str) else ""
         history = (self.ui.resume(wanted, st) if wanted else None) or []
         notice = "" if not wanted or st.session_id else notice_html("error", "That chat was not found.")
-        return (token, st, history, notice, *self._opened(st))
+        return (st, history, notice, *self._opened(st))
 
-    def on_search(
-        self, query: str, state: UIState | None, browser_id: str, request: gr.Request
-    ) -> dict[str, Any]:
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+    def on_search(self, query: str, state: UIState | None, request: gr.Request) -> dict[str, Any]:
+        st = current_state(state, request)
         return self._list(st.owner, st.session_id, query)
 
-    def on_pick(
-        self, session_id: str | None, state: UIState | None, browser_id: str, request: gr.Request
-    ) -> Outputs:
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+    def on_pick(self, session_id: str | None, state: UIState | None, request: gr.Request) -> Outputs:
+        st = current_state(state, request)
         history = self.ui.resume(session_id, st) if session_id and session_id != st.session_id else None
         if history is None:
             return gr.update(), st, gr.update(), gr.update(), *self._opened(st)
         st.meter = ""
         return history, st, "", "", *self._opened(st)
 
-    def on_new(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = UIState(owner=current_state(state, browser_id, request, self.ui.owner_ids).owner)
+    def on_new(self, state: UIState | None, request: gr.Request) -> Outputs:
+        st = UIState(owner=current_state(state, request).owner)
         return [], st, "", "", *self._opened(st)
 
-    def on_rename(self, title: str, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+    def on_rename(self, title: str, state: UIState | None, request: gr.Request) -> Outputs:
+        st = current_state(state, request)
         self.ui.rename(st, title)
         return st, *self._opened(st)
 
-    def on_delete(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+    def on_delete(self, state: UIState | None, request: gr.Request) -> Outputs:
+        st = current_state(state, request)
         deleted = self.ui.delete(st)
         notice = notice_html("info", "Chat deleted." if deleted else "Nothing to delete yet.")
         undo = gr.update(visible=deleted is not None, value="Undo delete")
         return [], st, notice, "", *self._opened(st), undo, deleted or ""
 
-    def on_undo(self, deleted: str, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+    def on_undo(self, deleted: str, state: UIState | None, request: gr.Request) -> Outputs:
+        st = current_state(state, request)
         if not deleted or not self.ui.undo_delete(st, deleted):
             return gr.update(), st, gr.update(), gr.update(), *self._opened(st), gr.update(visible=False)
         return (
@@ -111,14 +107,13 @@ class ChatHandlers:
         self,
         message: dict[str, Any] | None,
         state: UIState | None,
-        browser_id: str,
         mode: str,
         request: gr.Request,
     ) -> AsyncIterator[Outputs]:
         """Streams the chat and the tab's state only: Gradio rebuilds a component (and its config) for every
         update dict in a yield, so the input box is locked once, then given its (empty) value per word, and
         the meter, chat list and an unlocked box follow once, in ``on_settled``, chained after the turn."""
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+        st = current_state(state, request)
         message = message if isinstance(message, dict) else {}
         text = str(message.get("text") or "")
         files = [f if isinstance(f, str) else str(f.get("path", "")) for f in message.get("files") or []]
@@ -126,29 +121,27 @@ class ChatHandlers:
             yield gr.update(), gr.update(), st
             return  # nothing to send: no bubble, nothing stored
         box: Any = busy_box(clear=True)
-        async for view in self.ui.browser_turn(text, files, st, mode):
+        async for view in self.ui.browser_turn(text, files, st, mode, browser=request_browser(request)):
             st.meter = view.meter or st.meter
             yield box, view.history, st
             box = None  # locked and empty already: a plain value costs Gradio no rebuild
 
-    async def on_retry(
-        self, state: UIState | None, browser_id: str, mode: str, request: gr.Request
-    ) -> AsyncIterator[Outputs]:
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+    async def on_retry(self, state: UIState | None, mode: str, request: gr.Request) -> AsyncIterator[Outputs]:
+        st = current_state(state, request)
         box: Any = busy_box(clear=False)
         async for view in self.ui.retry(st, mode):
             st.meter = view.meter or st.meter
             yield box, view.history, st
             box = None
 
-    def on_settled(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+    def on_settled(self, state: UIState | None, request: gr.Request) -> Outputs:
         """After a turn (whatever its end): the input open again, the context meter, the chat list and URL."""
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+        st = current_state(state, request)
         return idle_box(), st.meter or gr.update(), *self._opened(st)
 
-    async def on_stop(self, state: UIState | None, browser_id: str, request: gr.Request) -> Outputs:
+    async def on_stop(self, state: UIState | None, request: gr.Request) -> Outputs:
         """The answer is cancelled (``cancels=``); show the chat as stored, with "This answer was interrupted."."""
-        st = current_state(state, browser_id, request, self.ui.owner_ids)
+        st = current_state(state, request)
         return idle_box(), await self.ui.settled_history(st), st, *self._opened(st)
 
     # -- wiring -----------------------------------------------------------------------------------------------
@@ -159,8 +152,8 @@ class ChatHandlers:
         opened = [c.sessions, c.title, c.chat_id]
         demo.load(
             self.on_load,
-            [c.owner, c.chat_id],
-            [c.owner, c.state, c.chatbot, c.notice, *opened],
+            [c.chat_id],
+            [c.state, c.chatbot, c.notice, *opened],
             js=READ_CHAT_FROM_URL,
         )
         demo.load(None, None, None, js=CLOSE_SIDEBAR_ON_PHONES)
@@ -168,25 +161,25 @@ class ChatHandlers:
             demo.load(_tab_visibility(tabs), None, [tab for _, tab in tabs])
         c.chat_id.change(None, [c.chat_id], None, js=SHOW_CHAT_IN_URL)
         turn_outputs = [c.box, c.chatbot, c.state]  # what changes per word; the rest once, after the turn
-        submit = c.box.submit(self.on_submit, [c.box, c.state, c.owner, c.mode], turn_outputs)
-        retry = c.retry.click(self.on_retry, [c.state, c.owner, c.mode], turn_outputs)
+        submit = c.box.submit(self.on_submit, [c.box, c.state, c.mode], turn_outputs)
+        retry = c.retry.click(self.on_retry, [c.state, c.mode], turn_outputs)
         for turn in (submit, retry):
-            turn.then(self.on_settled, [c.state, c.owner], [c.box, c.meter, *opened])
+            turn.then(self.on_settled, [c.state], [c.box, c.meter, *opened])
         # Gradio cancels only after the Stop event's own function has run: cancel first, then read back.
         stop = c.box.stop(None, None, None, cancels=[submit, retry])
-        stop.then(self.on_stop, [c.state, c.owner], [c.box, c.chatbot, c.state, *opened])
+        stop.then(self.on_stop, [c.state], [c.box, c.chatbot, c.state, *opened])
         c.box.change(None, None, [c.notice], js="() => ''")  # typing clears an old notice (in the browser)
-        c.search.change(self.on_search, [c.search, c.state, c.owner], [c.sessions])
+        c.search.change(self.on_search, [c.search, c.state], [c.sessions])
         c.sessions.input(
-            self.on_pick, [c.sessions, c.state, c.owner], [c.chatbot, c.state, c.notice, c.meter, *opened]
+            self.on_pick, [c.sessions, c.state], [c.chatbot, c.state, c.notice, c.meter, *opened]
         )
         fresh = [c.chatbot, c.state, c.notice, c.meter, *opened]
-        c.new.click(self.on_new, [c.state, c.owner], fresh)
-        c.chatbot.clear(self.on_new, [c.state, c.owner], fresh)  # its bin: a new chat
-        c.title.submit(self.on_rename, [c.title, c.state, c.owner], [c.state, *opened])
-        c.title.blur(self.on_rename, [c.title, c.state, c.owner], [c.state, *opened])
-        c.delete.click(self.on_delete, [c.state, c.owner], [*fresh, c.undo, deleted])
-        c.undo.click(self.on_undo, [deleted, c.state, c.owner], [*fresh, c.undo])
+        c.new.click(self.on_new, [c.state], fresh)
+        c.chatbot.clear(self.on_new, [c.state], fresh)  # its bin: a new chat
+        c.title.submit(self.on_rename, [c.title, c.state], [c.state, *opened])
+        c.title.blur(self.on_rename, [c.title, c.state], [c.state, *opened])
+        c.delete.click(self.on_delete, [c.state], [*fresh, c.undo, deleted])
+        c.undo.click(self.on_undo, [deleted, c.state], [*fresh, c.undo])
 
 
 def _tab_visibility(tabs: Sequence[tuple[ExtraTab, gr.Tab]]) -> Any:

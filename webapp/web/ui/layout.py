@@ -30,9 +30,7 @@ CLOSE_SIDEBAR_ON_PHONES = f"""() => {{
   }}
 }}"""
 # The page's own address is only known in the browser: hand its chat id to the load event (owner-checked there).
-READ_CHAT_FROM_URL = (
-    """(owner, ignored) => [owner, new URLSearchParams(window.location.search).get('chat') || '']"""
-)
+READ_CHAT_FROM_URL = """(ignored) => new URLSearchParams(window.location.search).get('chat') || ''"""
 SHOW_CHAT_IN_URL = """(id) => {
   const url = new URL(window.location.href);
   if (id) { url.searchParams.set('chat', id); } else { url.searchParams.delete('chat'); }
@@ -45,7 +43,6 @@ class ChatLayout:
     """The components handlers read and write."""
 
     state: gr.State
-    owner: gr.BrowserState
     chat_id: gr.Textbox  # hidden: the open chat's id, mirrored into the URL
     new: gr.Button
     search: gr.Textbox
@@ -61,12 +58,9 @@ class ChatLayout:
     meter: gr.Markdown
 
 
-def build_chat_layout(profile: Profile, *, browser_secret: str | None, tabbed: bool = False) -> ChatLayout:
+def build_chat_layout(profile: Profile, *, tabbed: bool = False) -> ChatLayout:
     """Create the chat page's components inside the current Blocks context."""
     state = gr.State(None)
-    # An anonymous owner id per browser (localStorage), so a visitor finds their chats again after a
-    # reload and never sees anyone else's.
-    owner = gr.BrowserState("", storage_key="railchat-owner", secret=browser_secret)
     chat_id = gr.Textbox("", visible=False, elem_id="chat-id")
     with gr.Sidebar(open=True, elem_id="sidebar", width=300):
         new = gr.Button("+ New chat", elem_id="new-chat", variant="primary", size="sm")
@@ -107,7 +101,6 @@ def build_chat_layout(profile: Profile, *, browser_secret: str | None, tabbed: b
             meter = gr.Markdown("", elem_id="context-meter")
     return ChatLayout(
         state,
-        owner,
         chat_id,
         new,
         search,
@@ -134,7 +127,8 @@ def _chatbot() -> gr.Chatbot:
         # sanitizer still runs over it as a second layer.
         render_markdown=False,
         sanitize_html=True,
-        buttons=["copy"],
+        # Gradio's own copy buttons would copy the HTML it was given: each message brings its own (render.py).
+        buttons=[],
         feedback_options=None,
         placeholder="Ask anything. Links and images pass an allowlist; answers are checked before you see them.",
     )

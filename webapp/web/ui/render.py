@@ -11,7 +11,7 @@ from typing import Any
 
 from webapp.turn.events import ContextInfo, valid_text
 from webapp.turn.sessions import ShownPart
-from webapp.web.ui.markdown import ChatMarkdown
+from webapp.web.ui.markdown import COPY_BUTTON, ChatMarkdown
 
 Message = dict[str, Any]
 
@@ -56,7 +56,15 @@ class ChatPainter:
         self.markdown = markdown
 
     def text(self, role: str, text: str) -> Message:
-        return {"role": role, "content": self.markdown.render(text)}
+        return {"role": role, "content": self.copyable(text)}
+
+    def copyable(self, text: str) -> str:
+        """The text as HTML, with a copy button that copies the text itself (the markdown as it passed the
+        rails), not the HTML the Chatbot holds. Gradio's click handler for ``copy_code_button`` copies its
+        parent's rendered text: the source sits there, escaped, rendered but out of sight and hidden from
+        screen readers (they read the message itself)."""
+        source = f'<span class="copy-source" aria-hidden="true">{html.escape(text)}</span>'
+        return f'{self.markdown.render(text)}<div class="message-copy">{COPY_BUTTON}{source}</div>'
 
     def notice(self, kind: str, text: str) -> Message:
         return {"role": "assistant", "content": notice_html(kind, text)}
@@ -71,7 +79,7 @@ class ChatPainter:
         metadata: dict[str, Any] = {"title": title, "status": "done" if done else "pending"}
         if seconds is not None:
             metadata["duration"] = round(seconds, 1)
-        return {"role": "assistant", "content": self.markdown.render(text), "metadata": metadata}
+        return {"role": "assistant", "content": self.copyable(text), "metadata": metadata}
 
     def user_turn(self, text: str, files: list[str]) -> list[Message]:
         """What the user just sent: their images (as files) and their text."""

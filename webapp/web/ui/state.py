@@ -1,7 +1,7 @@
 """Who is chatting in this browser tab, and which chat is open.
 
-An anonymous visitor owns their chats by a random id the server issued and signed, kept in the browser;
-a signed-in user by name.
+The owner is settled on every event from the request, never from the event's data: a signed-in user by name,
+an anonymous browser by the signed id ``OwnerCookie`` vouched for (see webapp/web/ownership.py).
 """
 
 from __future__ import annotations
@@ -12,48 +12,39 @@ from pathlib import Path
 from typing import Any
 
 from webapp.turn.events import ImageInput
-from webapp.web import visitors
-from webapp.web.ownership import OWNER_PREFIX, OwnerIds
+from webapp.web.ownership import OWNER_PREFIX, browser_of, owner_of
 
 
 @dataclass
 class UIState:
-    """Per-browser-tab state: the owner id (anonymous, per browser) and the current session."""
+    """Per-browser-tab state: the owner id and the current session."""
 
     owner: str = ""
     session_id: str | None = None
     meter: str = ""  # the open chat's context meter, shown once a turn has settled
 
 
-def new_owner_id() -> str:
-    return OWNER_PREFIX + secrets.token_urlsafe(16)
+def nobody() -> str:
+    """An owner nobody else has: for a request that carries no vouched id (it then sees no chats)."""
+    return OWNER_PREFIX + "unvouched-" + secrets.token_urlsafe(16)
 
 
-def signed_in_owner(request: Any) -> str | None:
-    username = getattr(request, "username", None) if request is not None else None
-    return f"user:{username}" if username else None
+def request_owner(request: Any) -> str:
+    return owner_of(request) or nobody()
 
 
-def settle_owner(request: Any, browser_token: object, ids: OwnerIds) -> tuple[str, str]:
-    """(owner, token for the browser to keep). A signed-in user owns their chats by name; an anonymous
-    visitor by an id this server issued and signed (a token it did not sign gets a fresh id)."""
-    if (user := signed_in_owner(request)) is not None:
-        return user, browser_token if isinstance(browser_token, str) else ""
-    vouched = visitors.owner_of(dict(getattr(request, "headers", None) or {}))  # demo: signed visitor cookie
-    if vouched:
-        return vouched, browser_token if isinstance(browser_token, str) else ""
-    return ids.settle(browser_token, getattr(request, "session_hash", None))
+def request_browser(request: Any) -> str | None:
+    """The signed browser id of the request (it binds uploads), whether or not the user signed in."""
+    return browser_of(dict(getattr(request, "headers", None) or {})) if request is not None else None
 
 
-def current_state(state: UIState | None, browser_token: object, request: Any, ids: OwnerIds) -> UIState:
-    """The tab's state with its owner settled (Gradio hands over None before the first event). The owner in
-    server-side state was settled earlier; a browser's token counts only with this server's signature."""
+def current_state(state: UIState | None, request: Any) -> UIState:
+    """The tab's state with its owner settled from this request (Gradio hands over None before the first
+    event). A chat opened under another owner is closed: the new owner must open it through the owner check."""
     state = state if isinstance(state, UIState) else UIState()
-    user = signed_in_owner(request)
-    if user is not None:
-        state.owner = user
-    elif not state.owner.startswith(OWNER_PREFIX):
-        state.owner = settle_owner(request, browser_token, ids)[0]
+    owner = request_owner(request)
+    if state.owner != owner:
+        state.owner, state.session_id = owner, None
     return state
 
 
