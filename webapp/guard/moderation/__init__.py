@@ -176,7 +176,7 @@ class Moderator:
                 return self._verdicts[key]
         hit = first_match(rules, unit, self._context)
         finding = ModerationFinding(hit.name, hit.reason) if hit is not None else None
-        if finding is None and self._scorer is not None:
+        if finding is None and self._scorer is not None and not self._context.is_denied(unit.text):
             if self._scorer([unit.plain])[0] >= self.config.thresholds[stage]:
                 finding = ModerationFinding("profanity", self.config.profanity_reason)
         with self._verdicts_lock:

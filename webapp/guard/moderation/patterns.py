@@ -22,6 +22,7 @@ from typing import Any
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
+_MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or)\s")
 NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
 
 
@@ -92,18 +93,29 @@ class ContextRules:
     negation: re.Pattern[str]
     frames: re.Pattern[str]  # the unit talks about saying/doing something ("Calling X ...", "Anyone who")
     condemnation: re.Pattern[str]  # ...and condemns or reports it ("is racist", "was banned", "myth")
+    denial: re.Pattern[str]  # the unit opens by denying what follows ("It's not true that", "I don't think")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
         def alternatives(key: str) -> re.Pattern[str]:
             return _compile("|".join(f"(?:{p})" for p in data.get(key, ()) or ("(?!)",)), lexicon)
 
-        return cls(alternatives("negation"), alternatives("frames"), alternatives("condemnation"))
+        return cls(
+            alternatives("negation"),
+            alternatives("frames"),
+            alternatives("condemnation"),
+            alternatives("denial"),
+        )
 
     def is_counter_speech(self, unit: Unit) -> bool:
         """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote."""
         framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
         return framed and bool(self.condemnation.search(unit.outside_quotes))
+
+    def is_denied(self, text: str) -> bool:
+        """One clause that opens by denying itself ("I don't think women are stupid"). A second clause
+        ("I don't think you should live, so kill yourself") is judged as if there were no denial."""
+        return bool(self.denial.search(text)) and not _MORE_CLAUSES.search(text)
 
     def is_negated(self, text: str) -> bool:
         return bool(self.negation.search(text))
@@ -113,7 +125,10 @@ def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules
     """The first rule a unit breaks. Counter-speech is judged on its own words, not on what it quotes."""
     if context.is_counter_speech(unit):
         return None
+    denied = context.is_denied(unit.text)  # only rules written for negated hate still apply
     for rule in rules:
-        if not rule.raw_text and rule.matches(unit.text, context.negation):
+        if rule.raw_text or (denied and not rule.negation_allowed):
+            continue
+        if rule.matches(unit.text, context.negation):
             return rule
     return None
