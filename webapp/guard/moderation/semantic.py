@@ -1,9 +1,10 @@
 """The semantic tier: harm said in words no pattern lists, judged from sentence embeddings.
 
 A logistic regression over all-MiniLM-L6-v2 vectors, fitted at start from the labelled examples in
-``rails/moderation_examples.yml`` (harmful categories against contrasts that share their words: counter-
-speech, negation, neutral mentions of groups, "kill the process", crime fiction, medicine). It is the
-second opinion behind the patterns, so it is tuned to rarely block on its own.
+``rails/moderation_examples.yml`` and the train split of ``rails/moderation_templates.yml`` (harmful
+categories against contrasts that share their words: counter-speech, negation, neutral mentions of groups,
+"kill the process", crime fiction, medicine). The examples are data and the fit is deterministic, so no
+weights are stored. It is the second opinion behind the patterns, so it is tuned to rarely block on its own.
 
 Embeddings are costly (~4-9 ms of CPU per sentence here), so two things keep a streamed answer cheap:
 - a gate: only units holding a word from the harm vocabulary (groups, violence, death, insults...) are
@@ -36,6 +37,7 @@ from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.text import Unit
 
 ALLOWED = "allowed"
+FIT_BATCH = 64  # example sentences embedded per model run at start
 _UNNEGATE = (
     (re.compile(r"\b(no one|nobody)\b"), "everyone"),
     (re.compile(r"\bnothing\b"), "everything"),
@@ -91,7 +93,11 @@ class SemanticClassifier:
     def __init__(self, encoder: Encoder, sentences: Sequence[str], labels: Sequence[str]) -> None:
         from sklearn.linear_model import LogisticRegression
 
-        vectors = encoder.encode([s.lower() for s in sentences])
+        lowered = [s.lower() for s in sentences]
+        # In batches: one padded batch of ~1,000 sentences would hold ~500 MB of activations at once.
+        vectors = np.vstack(
+            [encoder.encode(lowered[i : i + FIT_BATCH]) for i in range(0, len(lowered), FIT_BATCH)]
+        )
         harmful = np.array([label != ALLOWED for label in labels])
         self._encoder = encoder
         self._model = LogisticRegression(C=10.0, max_iter=5000).fit(vectors, harmful)
