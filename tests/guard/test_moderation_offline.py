@@ -132,14 +132,20 @@ def test_misspelt_harm_words_are_read_as_meant(moderator, text, rule):
     ("text", "rule"),
     [
         ("I don't think Muslims deserve any rights.", "hate_negated"),  # negated positive statements
-        ("Refugees will never be equal to us.", "hate_negated"),
-        ("I loathe every single one of those Muslims.", "hate"),  # strong emotion aimed at a group
-        ("My stomach turns when a gay couple walks past.", "hate"),
+        ("Refugees will never be part of a civilised society.", "hate_negated"),
+        ("The sight of refugees fills me with rage.", "hate"),  # strong emotion aimed at a group
+        ("My stomach churns whenever a trans woman walks in.", "hate"),
+        ("I can't bear those disgusting Jews.", "hate_negated"),
         ("Just stop breathing already.", "self_harm_incitement"),
         (
             "I don't think you should live, so kill yourself.",
             "self_harm_incitement",
         ),  # denial covers one clause
+        # Denial frames that carry the hate themselves (found by attacking the denial frame)
+        ("I don't think you deserve to live.", "self_harm_incitement"),
+        ("It's false that trans people are human beings.", "hate_negated"),
+        ("I don't believe gay people should be allowed to live.", "hate_negated"),
+        ("It's a myth that Muslims are peaceful.", "hate_negated"),
     ],
 )
 def test_hate_in_negated_and_emotional_phrasings_is_blocked(moderator, text, rule):

@@ -22,7 +22,8 @@ from typing import Any
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
-_MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or)\s")
+# A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
+_MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|them|you|you're|we|he|she|it)\s")
 NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
 
 
