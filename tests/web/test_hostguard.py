@@ -30,7 +30,19 @@ def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
 
 
 @pytest.mark.parametrize(
-    "host", ["attacker.example", "attacker.example:7860", "127.0.0.1.nip.io", "localhost.evil"]
+    "host",
+    [
+        "attacker.example",
+        "attacker.example:7860",
+        "127.0.0.1.nip.io",
+        "localhost.evil",
+        # A name, then something other than a port: was read as "localhost" (attack pass, issue 14)
+        "localhost:7860@attacker.example",
+        "127.0.0.1:80:attacker.example",
+        "[::1]x.attacker.example",
+        "2130706433",  # 127.0.0.1 as one number: a resolver's spelling, never a browser's Host
+        "[::ffff:127.0.0.1]",
+    ],
 )
 @pytest.mark.parametrize(
     "route", ["/", "/config", "/v1/models", "/healthz", "/gradio_api/queue/data?session_hash=x"]

@@ -241,3 +241,24 @@ def test_a_handler_refuses_another_browsers_upload_too(app: LiveApp) -> None:
 
     shown = asyncio.run(views())
     assert "Files must be uploaded through this page." in json.dumps(shown[-1].history)
+
+
+@pytest.mark.parametrize(
+    "method, route",
+    [
+        ("GET", "/gradio_api/dev/reload"),  # held a connection open, polling every 50 ms, for anyone
+        ("POST", "/gradio_api/process_recording"),  # took a video and answered with it (ffmpeg if installed)
+        ("POST", "/gradio_api/component_server"),
+        ("GET", "/gradio_api/monitoring"),
+        ("GET", "/gradio_api/profiling/traces"),
+        ("GET", "/gradio_api/custom_component/x/client/y/z.js"),
+        ("POST", "/gradio_api/vibe-edit"),
+    ],
+)
+def test_gradio_routes_the_page_never_uses_are_closed(app: LiveApp, method: str, route: str) -> None:
+    import httpx
+
+    files = {"video": ("v.mp4", b"\x00" * 64, "video/mp4")} if "recording" in route else None
+    with app.client() as client:  # a held-open stream would end in a read timeout, not a status
+        response = client.request(method, route, files=files, timeout=httpx.Timeout(10.0))
+    assert response.status_code == 404

@@ -5,7 +5,10 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
   http(s) URL) before a handler runs, and for a mounted app it never checks that the file was uploaded;
 - `/gradio_api/file=<url>` fetches any public URL for anyone, `/gradio_api/proxy=` forwards requests;
 - its 403 bodies echo the requested path back;
-- `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one.
+- `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one;
+- routes this app never uses stay open to anyone: `/dev/reload` holds a connection that polls every 50 ms
+  for as long as a client keeps it, `/process_recording` takes a video and runs ffmpeg on it with the
+  client's parameters, `/component_server` calls component functions; they are closed (404).
 
 The app never serves a file it did not receive from the browser, and never fetches a URL for anybody (URLs
 are the rails' and `media/fetch.py`'s business, behind the allowlist). So this middleware refuses, before
@@ -38,6 +41,12 @@ MAX_EVENT_BODY = 4 * 1024 * 1024  # an event carries text and upload paths, neve
 # Gradio routes that act on a running event without its login check (cancel someone's turn, feed a stream).
 UNGUARDED_ROUTE = re.compile(r"/gradio_api/(cancel|reset|stream/|heartbeat/)")
 LOGIN_CHECK = "/gradio_api/login_check"
+# Gradio routes the page never calls (developer reload, screen recording, component functions, vibe editing,
+# monitoring, profiling, custom components, run history): closed rather than trusted to stay harmless.
+UNUSED_ROUTE = re.compile(
+    r"/gradio_api/(dev/|process_recording|component_server|vibe-|undo-vibe|monitoring|profiling/"
+    r"|custom_component/|runs)"
+)
 
 
 class GradioDoors:
@@ -67,7 +76,7 @@ class GradioDoors:
             await self.app(scope, receive, send)
             return
         browser = browser_of(scope.get("headers", []))
-        if "/proxy=" in path or self._file_refused(path, browser):
+        if "/proxy=" in path or UNUSED_ROUTE.search(path) or self._file_refused(path, browser):
             await _plain(send, 404, "Not found.")
             return
         if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):

@@ -75,12 +75,16 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 
 def _hostname(host: str) -> str:
-    """`Host` header -> bare name: `[::1]:7860` -> `::1`, `LocalHost.:80` -> `localhost`."""
+    """`Host` header -> bare name: `[::1]:7860` -> `::1`, `LocalHost.:80` -> `localhost`. Anything else after
+    the name than a numeric port (`localhost:7860@evil.example`) makes the whole value the name."""
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else ""
-    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    return name.rstrip(".")
+        name, _, port = host[1:].partition("]")
+        return name if port == "" or (port.startswith(":") and port[1:].isdigit()) else ""
+    name, colon, port = host.rpartition(":")
+    if colon and port.isdigit() and ":" not in name:
+        host = name
+    return host.rstrip(".")
 
 
 def _cross_site(headers: dict[str, str], host: str) -> bool:
