@@ -112,6 +112,8 @@ def test_public_addresses_pass(address: str) -> None:
         "64:ff9b::7f00:1",
         "2002:7f00:1::1",
         "2001:db8::1",
+        "fec0::1",  # IPv6 site-local (deprecated, still routed inside some networks): judged public before
+        "fec0:0:0:ffff::1",
         "not-an-ip",
         "",
     ],

@@ -55,6 +55,59 @@ def test_a_lone_surrogate_is_a_clear_400_and_the_message_is_kept(
     assert "\ufffd" in json.dumps([m.content for m in stored], ensure_ascii=False)
 
 
+CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(
+    "where, body",
+    [
+        # The attack pass (issue 14) found these gave a plain-text 500 and lost the message.
+        (
+            "system",
+            {"messages": [{"role": "system", "content": "be \\ud800"}, {"role": "user", "content": "hi"}]},
+        ),
+        (
+            "tool result",
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": None, "tool_calls": [CALL]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "x \\udc00"},
+                ]
+            },
+        ),
+        (
+            "tool call arguments",
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [{**CALL, "function": {"name": "f", "arguments": '{"a": "\\ud800"}'}}],
+                    },
+                    {"role": "tool", "tool_call_id": "c1", "content": "x"},
+                ]
+            },
+        ),
+        ("stop", {"messages": [{"role": "user", "content": "hi"}], "stop": ["\\ud800"]}),
+        (
+            "tool definition",
+            {
+                "messages": [{"role": "user", "content": "hi"}],
+                "tools": [{"type": "function", "function": {"name": "f", "description": "\\ud800"}}],
+            },
+        ),
+    ],
+)
+def test_a_lone_surrogate_anywhere_in_a_request_is_a_clear_400(app: LiveApp, where: str, body: dict) -> None:
+    raw = json.dumps({"model": "any", **body}).replace("\\\\u", "\\u")
+    with app.client() as client:
+        response = post_raw(client, raw)
+    assert response.status_code == 400, where
+    assert response.json()["error"]["code"] in ("invalid_request", "invalid_text")
+
+
 def test_a_lone_surrogate_from_the_ui_is_kept_and_reported(app: LiveApp) -> None:
     with app.client() as client:
         queue = GradioQueue(client)

@@ -58,6 +58,8 @@ def is_public_address(address: str) -> bool:
             embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if embedded is not None:
             return is_public_address(str(embedded))
+        if ip.is_site_local:  # fec0::/10: deprecated, but still a network's own addresses where it is used
+            return False
     return ip.is_global and not (
         ip.is_multicast
         or ip.is_private

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 from webapp.guard.verdicts import RailOutcome
 from webapp.store import MessageInfo, Store
@@ -120,10 +120,40 @@ def problem_with(request: TurnRequest, max_chars: int, max_images: int) -> str |
 
 
 def storable_request(request: TurnRequest) -> tuple[TurnRequest, bool]:
-    """The request with lone surrogates replaced by U+FFFD, and whether there were any."""
-    history = tuple(replace(m, content=valid_text(m.content)) if m.content else m for m in request.history)
-    storable = replace(request, text=valid_text(request.text), history=history)
-    return storable, storable.text != request.text or storable.history != tuple(request.history)
+    """The request with lone surrogates replaced by U+FFFD in every text it carries (message, history and its
+    tool calls, tool results, system prompt, sampling and upstream fields), and whether there were any."""
+    storable = replace(
+        request,
+        text=valid_text(request.text),
+        system_prompt=valid_text(request.system_prompt),
+        history=tuple(
+            replace(m, content=valid_text(m.content), tool_calls=_valid(m.tool_calls))
+            for m in request.history
+        ),
+        tool_results=tuple(replace(r, content=valid_text(r.content)) for r in request.tool_results),
+        sampling=_valid(dict(request.sampling)),
+        upstream_fields=_valid(dict(request.upstream_fields)),
+    )
+    garbled = (
+        storable.text != request.text
+        or storable.system_prompt != request.system_prompt
+        or storable.history != tuple(request.history)
+        or storable.tool_results != tuple(request.tool_results)
+        or storable.sampling != dict(request.sampling)
+        or storable.upstream_fields != dict(request.upstream_fields)
+    )
+    return storable, garbled
+
+
+def _valid(value: Any) -> Any:
+    """``value`` (JSON-shaped) with every string made encodable."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        return {_valid(k): _valid(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_valid(v) for v in value)
+    return value
 
 
 def model_read_text(message: ContextMessage) -> str:
