@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 from webapp.config import Settings, load_settings
 from webapp.upstream.profiles import PROFILES, Profile, get_profile

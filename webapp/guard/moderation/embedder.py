@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -22,6 +23,11 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+# ONNX Runtime 1.29 and later uploads telemetry from Linux too (it asked a proxy for
+# mobile.events.data.microsoft.com a few seconds after the first session) unless this is set before the
+# process's first session: railchat sends nothing off the machine that nobody asked for.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 MAX_TOKENS = 128  # a sentence, not a document: longer ones are cut (the rail embeds sentence by sentence)
 
