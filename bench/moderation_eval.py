@@ -4,6 +4,7 @@
     python -m bench.moderation_eval --corpus dev    # the development corpus (its misses were studied)
     python -m bench.moderation_eval --corpus train  # the examples the classifier is fitted on
     python -m bench.moderation_eval --errors        # also list every miss and false block
+    python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
 Each corpus is a hand-written file plus one split of the template corpus (``rails/moderation_templates.yml``,
 split by template: see ``webapp/guard/moderation/corpus.py``); ``--source file|templates`` takes one part.
@@ -11,12 +12,21 @@ split by template: see ``webapp/guard/moderation/corpus.py``); ``--source file|t
 Each text is checked as a whole answer at the output stage, with the app's rails config. Per category it
 prints how many texts were judged as labelled; per tier, which one caught each block; and the cost:
 how many units the gate sent to the embedding model and the CPU per check.
+
+``--streamed`` sends each text as an answer through the app's output filter one word per delta, with a check
+on every word (the slowest models' case, and the one that shows the most before a block): a harmful text
+counts as blocked if the stream was stopped before its end, and the report says how much of it a reader saw
+first. While a sentence streams only the cheap tiers judge it; the embedding judges it when it ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import collections
+import dataclasses
+import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -29,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from webapp.guard.moderation import ModerationConfig, Moderator  # noqa: E402
 from webapp.guard.moderation.corpus import load_example_file, load_templates  # noqa: E402
 from webapp.guard.moderation.embedder import shared_encoder  # noqa: E402
+from webapp.guard.rails import Guard  # noqa: E402
 
 CORPORA = {
     "heldout": ROOT / "tests" / "data" / "moderation_heldout.yaml",
@@ -90,6 +101,51 @@ def evaluate(moderator: Moderator, rows: list[tuple[str, str, str]]) -> dict[str
     }
 
 
+async def stream_one(guard: Guard, text: str) -> tuple[bool, float]:
+    """Stream ``text`` word by word; (blocked, share of its characters shown before the block)."""
+    flt = guard.output_filter()
+    shown = 0
+    for word in re.findall(r"\S+\s*", text):
+        step = await flt.feed("answer", word)
+        if step.block is not None:
+            return True, shown / len(text)
+        shown += len(step.released.get("answer", ""))
+    final = await flt.flush()
+    return final.block is not None, shown / len(text)
+
+
+def evaluate_streamed(rows: list[tuple[str, str, str]]) -> dict[str, object]:
+    guard = Guard.from_dir(RAILS)
+    guard.settings = dataclasses.replace(guard.settings, min_check_ms=0)  # a check on every word
+    guard.checks.moderator.wait_ready(300)
+    per_category: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0])
+    seen: list[float] = []
+    errors: list[str] = []
+    cpu = time.process_time()
+    for expected, category, text in rows:
+        blocked, share = asyncio.run(stream_one(guard, text))
+        judged = "block" if blocked else "pass"
+        per_category[(expected, category)][0] += judged == expected
+        per_category[(expected, category)][1] += 1
+        if expected == "block" and blocked:
+            seen.append(share)
+        if judged != expected:
+            errors.append(f"  {expected:5} {category:28} {text}")
+    cpu_ms = (time.process_time() - cpu) * 1000 / max(len(rows), 1)
+    return {"per_category": per_category, "seen": seen, "errors": errors, "cpu_ms": cpu_ms}
+
+
+def report_seen(result: dict[str, object]) -> None:
+    seen: list[float] = result["seen"]  # type: ignore[assignment]
+    if seen:
+        print(
+            f"\nof the harmful texts the stream stopped: a reader saw a median {statistics.median(seen):.0%} "
+            f"and at most {max(seen):.0%} of the text first; stopped before any word: "
+            f"{sum(s == 0 for s in seen)}/{len(seen)}"
+        )
+    print(f"CPU per streamed text (a check per word) {result['cpu_ms']:.1f} ms")
+
+
 def report(result: dict[str, object], rows: int, show_errors: bool) -> None:
     per_category: dict[tuple[str, str], list[int]] = result["per_category"]  # type: ignore[assignment]
     totals = {"block": [0, 0], "pass": [0, 0]}
@@ -101,8 +157,13 @@ def report(result: dict[str, object], rows: int, show_errors: bool) -> None:
     for expected, (ok, n) in totals.items():
         what = "hateful/harmful blocked" if expected == "block" else "legitimate passed"
         print(f"| **{expected}** | **all: {what}** | **{ok}/{n}** | **{ok / max(n, 1):.1%}** |")
-    print(f"\nblocks by rule: {dict(result['tiers'])}")  # type: ignore[call-overload]
-    print(f"units embedded: {result['embedded']} for {rows} texts; CPU per check {result['cpu_ms']:.2f} ms")
+    if "seen" in result:
+        report_seen(result)
+    else:
+        print(f"\nblocks by rule: {dict(result['tiers'])}")  # type: ignore[call-overload]
+        print(
+            f"units embedded: {result['embedded']} for {rows} texts; CPU per check {result['cpu_ms']:.2f} ms"
+        )
     if show_errors:
         print("\nmisjudged:\n" + "\n".join(result["errors"]))  # type: ignore[arg-type]
 
@@ -114,9 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", choices=("heldout", "dev", "train"), default="heldout")
     parser.add_argument("--source", choices=("all", "file", "templates"), default="all")
     parser.add_argument("--errors", action="store_true", help="list every misjudged text")
+    parser.add_argument("--streamed", action="store_true", help="stream each text word by word as an answer")
     args = parser.parse_args(argv)
     rows = load_corpus(args.corpus, args.source)
-    report(evaluate(build_moderator(), rows), len(rows), args.errors)
+    result = evaluate_streamed(rows) if args.streamed else evaluate(build_moderator(), rows)
+    report(result, len(rows), args.errors)
     return 0
 
 
