@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, String, exists, func, insert, or_, select, tuple_
+from sqlalchemy import Connection, Select, String, exists, func, insert, select, tuple_
 
+from webapp.store import textsearch
 from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, MESSAGES, RAIL_EVENTS, SESSIONS
 from webapp.store.records import AnnotationInfo, StoreError
 from webapp.store.store import Store
@@ -44,7 +45,7 @@ class SessionFilter:
     model: str | None = None
     since: datetime | None = None  # on updated_at (last activity), inclusive
     until: datetime | None = None  # exclusive
-    q: str | None = None  # text in the title, a message or its reasoning (case-insensitive for ASCII)
+    q: str | None = None  # text in the title, a message or its reasoning (see textsearch.py)
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 # ---- queries -----------------------------------------------------------------------------------------------
 
 
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def _filtered(query: Select[Any], f: SessionFilter) -> Select[Any]:
+def _filtered(conn: Connection, query: Select[Any], f: SessionFilter) -> Select[Any]:
     s = SESSIONS.c
     simple = [(f.owner, s.owner), (f.client, s.client), (f.model, s.model)]
     for wanted, column in simple:
@@ -117,22 +113,12 @@ def _filtered(query: Select[Any], f: SessionFilter) -> Select[Any]:
             )
         )
     if f.q:
-        pattern = _like(f.q.lower())
-        in_text = or_(
-            func.lower(MESSAGES.c.content).like(pattern, escape="\\"),
-            func.lower(MESSAGES.c.reasoning).like(pattern, escape="\\"),
-        )
-        query = query.where(
-            or_(
-                func.lower(func.coalesce(s.title, "")).like(pattern, escape="\\"),
-                exists().where(MESSAGES.c.session_id == s.id, in_text),
-            )
-        )
+        query = query.where(textsearch.condition(conn, f.q))
     return query
 
 
-def page_query(f: SessionFilter, limit: int, cursor: str | None) -> Select[Any]:
-    query = _filtered(select(SESSIONS), f)
+def page_query(conn: Connection, f: SessionFilter, limit: int, cursor: str | None) -> Select[Any]:
+    query = _filtered(conn, select(SESSIONS), f)
     if cursor:
         when, session_id = decode_cursor(cursor)
         s = SESSIONS.c
@@ -148,7 +134,7 @@ def list_sessions(
     """Newest activity first; next_cursor is None on the last page."""
     limit = max(1, min(limit, MAX_PAGE))
     with store.transaction() as conn:
-        rows = conn.execute(page_query(f, limit + 1, cursor)).all()
+        rows = conn.execute(page_query(conn, f, limit + 1, cursor)).all()
         more = len(rows) > limit
         rows = rows[:limit]
         ids = [r.id for r in rows]
@@ -285,11 +271,11 @@ def stored_image(store: Store, sha256: str, *, thumbnail: bool = False) -> bytes
 
 def overview(store: Store, f: SessionFilter, *, bucket: str = "day") -> dict[str, list[dict[str, Any]]]:
     """Counts for the Audit tab's plots: answers per period, blocks per rail, errors per period."""
-    matching = _filtered(select(SESSIONS.c.id), f).subquery()
     day = func.substr(func.cast(MESSAGES.c.created_at, String), 1, 13 if bucket == "hour" else 10)
     answers = MESSAGES.c.role == "assistant"
-    in_scope = MESSAGES.c.session_id.in_(select(matching.c.id))
     with store.transaction() as conn:
+        matching = _filtered(conn, select(SESSIONS.c.id), f).subquery()
+        in_scope = MESSAGES.c.session_id.in_(select(matching.c.id))
         turns = conn.execute(
             select(day.label("period"), MESSAGES.c.status, func.count())
             .where(answers, in_scope)

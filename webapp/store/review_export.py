@@ -57,7 +57,7 @@ def export_rows(store: Store, f: SessionFilter) -> Iterator[dict[str, Any]]:
     cursor: str | None = None
     while True:
         with store.transaction() as conn:
-            sessions = conn.execute(page_query(f, EXPORT_BATCH, cursor)).all()
+            sessions = conn.execute(page_query(conn, f, EXPORT_BATCH, cursor)).all()
             if not sessions:
                 return
             batch = _export_batch(conn, sessions)

@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy import Connection, create_engine
 
 from webapp.store.models import Base
+from webapp.store.textsearch import is_search_index
 
 config = context.config
 
@@ -17,6 +18,7 @@ def _run(connection: Connection) -> None:
         # SQLite cannot ALTER most things; batch mode rebuilds tables for later revisions.
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_name=lambda name, *_: not is_search_index(name),
     )
     with context.begin_transaction():
         context.run_migrations()
