@@ -43,7 +43,7 @@ def test_nobody_but_reviewers_gets_anything_from_any_handler(
     store: Store, seeded: Seeded, username: str | None
 ) -> None:
     audit = tab(store)
-    assert not audit.visible_to(type("R", (), {"username": username})())
+    assert not audit.access.may_review(username)
     results = every_handler(audit, seeded, username)
     for name, status in results.items():
         assert status.startswith("Not allowed") or "Not allowed" in status, (name, status)
@@ -55,7 +55,7 @@ def test_nobody_but_reviewers_gets_anything_from_any_handler(
 @pytest.mark.parametrize("username", ["rita", "root"])
 def test_reviewers_and_admins_use_every_handler(store: Store, seeded: Seeded, username: str) -> None:
     audit = tab(store)
-    assert audit.visible_to(type("R", (), {"username": username})())
+    assert audit.access.may_review(username)
     results = every_handler(audit, seeded, username)
     assert not any("Not allowed" in v for v in results.values()), results
     assert results["annotate"] == "Note saved."
@@ -64,10 +64,10 @@ def test_reviewers_and_admins_use_every_handler(store: Store, seeded: Seeded, us
 
 def test_demo_and_closed_modes_have_no_audit(store: Store, seeded: Seeded) -> None:
     for audit in (tab(store, demo=True), tab(store, auth=False, open_locally=False)):
-        assert not audit.visible_to(None)
+        assert not audit.access.may_review(None)
         assert audit.list_view("rita", {}).status.startswith("Not allowed")
     local = tab(store, auth=False, open_locally=True)  # the single local user of a loopback app
-    assert local.visible_to(None) and not local.list_view(None, {}).rows.empty
+    assert local.access.may_review(None) and not local.list_view(None, {}).rows.empty
 
 
 def test_filters_reach_the_list(store: Store, seeded: Seeded) -> None:
@@ -129,4 +129,6 @@ def test_the_tab_builds(store: Store) -> None:
     with gr.Blocks():
         with gr.Tabs():
             built = tab(store).build()
-    assert isinstance(built, gr.Tab) and built.label == "Audit" and built.visible is False  # drawn per user
+    assert (
+        isinstance(built, gr.Tab) and built.label == "Audit" and built.visible is True
+    )  # its app is for reviewers only

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from webapp.store import Store
 from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import Profile, get_profile
+from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors
 from webapp.web.hostguard import HostGuard
@@ -99,29 +100,20 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     access, review_access = install_observability_and_api(app, settings, service)
     secret = browser_state_secret(settings.data_dir)
     uploads = UploadLedger()
-    # Demo visitors get no Audit tab at all; elsewhere it is drawn for reviewers and admins only.
-    audit = [] if settings.demo_mode else [AuditTab(service.store, review_access)]
-    blocks = ChatUI(
-        service,
-        concurrency=settings.concurrent_turns,
-        queue_size=settings.queue_size,
-        upload_dir=upload_dir,
-        uploads=uploads,
-        extra_tabs=audit,
-    ).build()
+
+    def chat_ui(tabs: list[AuditTab]) -> gr.Blocks:
+        return ChatUI(
+            service,
+            concurrency=settings.concurrent_turns,
+            queue_size=settings.queue_size,
+            upload_dir=upload_dir,
+            uploads=uploads,
+            extra_tabs=tabs,
+        ).build()
+
     css = (ASSETS / "style.css").read_text() if (ASSETS / "style.css").exists() else None
-    # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
-    app.add_middleware(GradioDoors, upload_dir=upload_dir, ledger=uploads, login=access.auth is not None)
-    demo.install(app, settings, service)  # inside OwnerCookie: the gate reads the browser id it vouched for
-    # Every browser (signed in or not) gets a signed id: anonymous owners, demo limits, and upload ownership.
-    app.add_middleware(OwnerCookie, ids=OwnerIds(secret))
-    if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
-        # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
-        app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
-    mounted = gr.mount_gradio_app(
-        app,
-        blocks,
-        path="/",
+    login = None if settings.demo_mode else ui_login(access)  # demo: anonymous visitors only
+    gradio = dict(
         allowed_paths=[],
         show_error=False,
         ssr_mode=False,
@@ -129,18 +121,42 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         max_file_size=settings.max_image_bytes,
         footer_links=[],
         css=css,
-        auth=None if settings.demo_mode else ui_login(access),  # demo: anonymous visitors only
         auth_message="railchat: sign in with the account from the auth file.",
     )
-    review_access.login.app = gradio_app_of(mounted)  # the Reviewer API also accepts the UI login
-    return mounted
+    # Demo visitors never get the Audit tab; elsewhere reviewers get a second app with it (audit_route.py).
+    pages = {"/": chat_ui([])}
+    if not settings.demo_mode:
+        pages[AUDIT_MOUNT] = chat_ui([AuditTab(service.store, review_access)])
+    for path in sorted(pages, reverse=True):  # "/audit" first: the mount at "/" would catch its paths
+        gr.mount_gradio_app(app, pages[path], path=path, auth=login, **gradio)
+    review_access.login.app = gradio_app_of(app)  # the Reviewer API also accepts the UI login
+
+    def events(path: str) -> Container[int]:
+        inside = path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages
+        return pages[AUDIT_MOUNT if inside else "/"].fns
+
+    # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
+    app.add_middleware(
+        GradioDoors, upload_dir=upload_dir, ledger=uploads, login=access.auth is not None, events=events
+    )
+    if AUDIT_MOUNT in pages:
+        share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
+        # Outside the doors, so they check the path a reviewer's request was moved to.
+        app.add_middleware(AuditRoute, access=review_access)
+    demo.install(app, settings, service)  # inside OwnerCookie: the gate reads the browser id it vouched for
+    # Every browser (signed in or not) gets a signed id: anonymous owners, demo limits, and upload ownership.
+    app.add_middleware(OwnerCookie, ids=OwnerIds(secret))
+    if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
+        # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
+        app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
+    return app
 
 
-def gradio_app_of(app: FastAPI) -> object:
-    """The Gradio app mounted at "/" (it holds the login tokens)."""
+def gradio_app_of(app: FastAPI, path: str = "") -> object:
+    """The Gradio app mounted at ``path`` ("/" by default: it holds the login tokens)."""
     from starlette.routing import Mount
 
-    return next(r.app for r in app.routes if isinstance(r, Mount) and r.path in ("", "/"))
+    return next(r.app for r in app.routes if isinstance(r, Mount) and r.path in (path, path + "/"))
 
 
 def ui_login(access: ApiAccess) -> Callable[[str, str], bool] | None:

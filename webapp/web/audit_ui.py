@@ -1,7 +1,8 @@
 """The Audit tab: the Reviewer API as a page, for reviewers and admins.
 
-The tab is drawn only for them (``visible_to``), but hidden is not protection: every handler asks
-`ReviewAccess` again with the signed-in user of that very event, and reads are logged like the API's.
+The tab is only part of the app reviewers are routed to (audit_route.py): chatters and demo visitors are
+served an app without it. Still, every handler asks `ReviewAccess` again with the signed-in user of that very
+event, and reads are logged like the API's.
 Handlers take and return plain values (``*_view`` methods) so tests drive them without a browser; the
 Gradio wiring at the bottom only moves values in and out. Exports are links to `/api/export` (streamed
 and access-checked there), never files in Gradio's cache, where any URL-holder could fetch them.
@@ -57,9 +58,6 @@ class AuditTab:
     def __init__(self, store: Store, access: ReviewAccess) -> None:
         self.store = store
         self.access = access
-
-    def visible_to(self, request: Any) -> bool:
-        return self.access.may_review(_username(request))
 
     # -- handlers ----------------------------------------------------------------------------------------------
 
@@ -163,7 +161,7 @@ class AuditTab:
     # -- Gradio --------------------------------------------------------------------------------------------------
 
     def build(self) -> gr.Tab:
-        with gr.Tab("Audit", id="audit", visible=False, elem_id="audit-tab") as tab:
+        with gr.Tab("Audit", id="audit", elem_id="audit-tab") as tab:
             c = build_layout()
         self._wire(c)
         return tab

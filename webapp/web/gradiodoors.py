@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Container, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ UNUSED_ROUTE = re.compile(
     r"/gradio_api/(dev/|process_recording|component_server|vibe-|undo-vibe|monitoring|profiling/"
     r"|custom_component/|runs)"
 )
+QUEUE_JOIN = "/gradio_api/queue/join"
 
 
 class GradioDoors:
@@ -60,12 +61,15 @@ class GradioDoors:
         ledger: UploadLedger,
         login: bool = False,
         max_body: int = MAX_EVENT_BODY,
+        events: Callable[[str], Container[int]] | None = None,
     ) -> None:
         self.app = app
         self.upload_dir = upload_dir
         self.ledger = ledger
         self.login = login  # the UI asks for a login: so do the Gradio routes that forgot to
         self.max_body = max_body
+        # The event ids of the page a path belongs to: Gradio answers an unknown fn_index with a 500.
+        self.events = events
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -77,23 +81,24 @@ class GradioDoors:
             return
         browser = browser_of(scope.get("headers", []))
         if "/proxy=" in path or UNUSED_ROUTE.search(path) or self._file_refused(path, browser):
-            await _plain(send, 404, "Not found.")
+            await json_reply(send, 404, "Not found.")
             return
         if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):
-            await _plain(send, 401, "Not authenticated.")
+            await json_reply(send, 401, "Not authenticated.")
             return
         if scope.get("method") == "POST" and path.endswith("/upload"):
             if browser is None:
-                await _plain(send, 403, "Uploads need a browser id.")
+                await json_reply(send, 403, "Uploads need a browser id.")
                 return
             send = self._recording_uploads(send, browser)
         elif scope.get("method") == "POST":
             body = await _read_body(receive, self.max_body)
             if body is None:
-                await _plain(send, 413, "Request too large.")
+                await json_reply(send, 413, "Request too large.")
                 return
-            if not self._body_acceptable(body, browser):
-                await _plain(send, 400, "Files must be uploaded through this page.")
+            refusal = self._body_refusal(path, body, browser)
+            if refusal is not None:
+                await json_reply(send, *refusal)
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
@@ -155,12 +160,21 @@ class GradioDoors:
             return False
         return is_upload(path, self.upload_dir) and self.ledger.owns(browser, path)
 
-    def _body_acceptable(self, body: bytes, browser: str | None) -> bool:
+    def _body_refusal(self, path: str, body: bytes, browser: str | None) -> tuple[int, str] | None:
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            return True  # not an event payload (login forms); Gradio cannot read paths out of it either
-        return all(self._owned(p, browser) for p in named_paths(payload))
+            return None  # not an event payload (login forms); Gradio cannot read paths out of it either
+        if not all(self._owned(p, browser) for p in named_paths(payload)):
+            return 400, "Files must be uploaded through this page."
+        if self.events is not None and path.endswith(QUEUE_JOIN):
+            fn_index = payload.get("fn_index") if isinstance(payload, dict) else None
+            known = (
+                isinstance(fn_index, int) and not isinstance(fn_index, bool) and fn_index in self.events(path)
+            )
+            if not known:
+                return 404, "No such event on this page."
+        return None
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
@@ -193,7 +207,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
+async def json_reply(send: Send, status: int, text: str) -> None:
     body = json.dumps({"detail": text}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})

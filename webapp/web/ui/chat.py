@@ -178,8 +178,9 @@ class ChatUI:
         with gr.Blocks(title=self.title) as demo:
             gr.HTML(header_html(self.title, self.service.served_model, profile.name))
             layout = build_chat_layout(profile, tabbed=bool(self.extra_tabs))
-            tabs = [tab.build() for tab in self.extra_tabs]
-            ChatHandlers(self, layout).wire(demo, list(zip(self.extra_tabs, tabs, strict=True)))
+            for tab in self.extra_tabs:
+                tab.build()
+            ChatHandlers(self, layout).wire(demo)
         demo.queue(default_concurrency_limit=self.concurrency, max_size=self.queue_size, api_open=False)
         queue = getattr(demo, "_queue", None)
         if queue is not None and hasattr(queue, "sleep_when_free"):  # Gradio's, not a public setting

@@ -8,7 +8,7 @@ to, in that order.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
@@ -16,7 +16,6 @@ import gradio as gr
 from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
 from webapp.web.ui.render import notice_html
 from webapp.web.ui.state import UIState, current_state, request_browser, request_owner
-from webapp.web.ui.tabs import ExtraTab
 
 if TYPE_CHECKING:
     from webapp.web.ui.chat import ChatUI
@@ -146,7 +145,7 @@ class ChatHandlers:
 
     # -- wiring -----------------------------------------------------------------------------------------------
 
-    def wire(self, demo: gr.Blocks, tabs: Sequence[tuple[ExtraTab, gr.Tab]] = ()) -> None:
+    def wire(self, demo: gr.Blocks) -> None:
         c = self.layout
         deleted = gr.State("")
         opened = [c.sessions, c.title, c.chat_id]
@@ -157,8 +156,6 @@ class ChatHandlers:
             js=READ_CHAT_FROM_URL,
         )
         demo.load(None, None, None, js=CLOSE_SIDEBAR_ON_PHONES)
-        if tabs:
-            demo.load(_tab_visibility(tabs), None, [tab for _, tab in tabs])
         c.chat_id.change(None, [c.chat_id], None, js=SHOW_CHAT_IN_URL)
         turn_outputs = [c.box, c.chatbot, c.state]  # what changes per word; the rest once, after the turn
         submit = c.box.submit(self.on_submit, [c.box, c.state, c.mode], turn_outputs)
@@ -180,12 +177,3 @@ class ChatHandlers:
         c.title.blur(self.on_rename, [c.title, c.state], [c.state, *opened])
         c.delete.click(self.on_delete, [c.state], [*fresh, c.undo, deleted])
         c.undo.click(self.on_undo, [deleted, c.state], [*fresh, c.undo])
-
-
-def _tab_visibility(tabs: Sequence[tuple[ExtraTab, gr.Tab]]) -> Any:
-    def show(request: gr.Request) -> Any:
-        updates = tuple(gr.update(visible=extra.visible_to(request)) for extra, _ in tabs)
-        # Gradio takes a one-output function's return value whole: a 1-tuple would not be read as an update.
-        return updates[0] if len(updates) == 1 else updates
-
-    return show

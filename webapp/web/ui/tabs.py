@@ -1,12 +1,12 @@
-"""The hook for tabs beside the chat (e.g. a reviewers' Audit tab), shown by role.
+"""The hook for tabs beside the chat (e.g. a reviewers' Audit tab).
 
-Hidden is not protection: a tab's own handlers must check the caller's role on every event. ``visible_to``
-only decides whether the tab is drawn for this browser when the page loads.
+A tab is part of every page its app serves: an app is only given the tabs its users may have (see
+webapp/web/audit_route.py), and a tab's own handlers still check the caller's role on every event.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 import gradio as gr
 
@@ -14,8 +14,4 @@ import gradio as gr
 class ExtraTab(Protocol):
     def build(self) -> gr.Tab:
         """Create the tab (``with gr.Tab(...) as tab: ...``) and wire its own events; return the tab."""
-        ...
-
-    def visible_to(self, request: Any) -> bool:
-        """Whether this tab is drawn for the signed-in user of ``request`` (a ``gr.Request``)."""
         ...
