@@ -75,6 +75,7 @@ def login(browser, url: str, name: str, password: str):
 
 def test_reviewer_filters_to_a_blocked_turn_annotates_and_exports(browser, review_app: str) -> None:
     context, page = login(browser, review_app, "rita", "rita-pw")
+    assert page.url == review_app  # the page with the Audit tab is served at the same address
     page.get_by_role("tab", name="Audit").click()
     page.fill("#audit-rail textarea, #audit-rail input", "url_allowlist")
     page.fill("#audit-q textarea, #audit-q input", "lighthouse")
@@ -116,6 +117,10 @@ def test_a_chatter_never_sees_the_audit_tab(browser, review_app: str) -> None:
     assert page.get_by_role("tab", name="Audit").count() == 0
     assert page.locator("#audit-sessions").count() == 0 or not page.locator("#audit-sessions").is_visible()
     assert context.request.get(review_app + "api/sessions").status == 403
+    # Not hidden but absent: the page this browser was given has no audit component or event at all.
+    config = context.request.get(review_app + "config")
+    assert config.ok and "audit" not in config.text().lower()
+    assert context.request.get(review_app + "audit/config").status == 404
     shot(page, "chatter-no-audit")
     context.close()
 
