@@ -29,3 +29,12 @@ def test_new_list_revoke(sqlite_url: str, capsys: pytest.CaptureFixture[str]) ->
 def test_bad_numbers_are_a_clear_error(sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["new", "--db", sqlite_url, "--hours", "0", "--messages", "5"]) == 2
     assert "positive" in capsys.readouterr().err
+
+
+def test_a_token_never_looks_like_an_option(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = iter(["-starts-with-a-dash-0123456789abcdef", "plain-token-0123456789abcdefgh"])
+    monkeypatch.setattr(invites.secrets, "token_urlsafe", lambda n: next(drawn))
+    with Store(sqlite_url) as store:
+        token, _ = invites.create_invite(store, hours=1, messages=1)
+    assert token == "plain-token-0123456789abcdefgh"
+    assert cli.main(["revoke", token, "--db", sqlite_url]) == 0

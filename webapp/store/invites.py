@@ -68,7 +68,9 @@ def create_invite(
     if hours <= 0 or messages <= 0:
         raise StoreError("an invite needs a positive number of hours and messages")
     now = now or datetime.now(UTC)
-    token = secrets.token_urlsafe(24)
+    # `python -m webapp.invites revoke TOKEN` would read a token starting with "-" as an option.
+    while (token := secrets.token_urlsafe(24)).startswith("-"):
+        pass
     invite = InviteInfo(
         id=secrets.token_hex(4),
         note=note,
