@@ -23,7 +23,7 @@ from typing import Any
 from webapp.guard.interface import Rails
 from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
 from webapp.media.describe import describe_image
-from webapp.store import Store
+from webapp.store import MessageInfo, Store
 from webapp.turn.admission import Admission, Refused
 from webapp.turn.answer import AnswerStep, rail_events
 from webapp.turn.checkpoints import Checkpoints
@@ -143,6 +143,7 @@ class ChatService:
             rail_text(request, descriptions, self.options.client_system_prompts),
             [u for u in request.image_urls if not u.startswith("data:")],
         )
+        # read once, for the recheck and the context (nothing in between changes a message)
         stored = await asyncio.to_thread(self.store.messages, session_id)
         new = input_ids(stored, user_id, len(request.tool_results))
         rechecked = await recheck_history(self.guard, self.store, stored, new=new, images=self.profile.images)
@@ -177,7 +178,7 @@ class ChatService:
         )
         try:
             context = await self._build_context(
-                session_id, request, max_model_len, max_tokens, rechecked.left_out
+                stored, request, max_model_len, max_tokens, rechecked.left_out
             )
         except ContextTooLong as exc:
             await self._store_answer_error(session_id, user_id, str(exc), request)
@@ -332,7 +333,7 @@ class ChatService:
 
     async def _build_context(
         self,
-        session_id: str,
+        history: Sequence[MessageInfo],
         request: TurnRequest,
         max_model_len: int,
         max_tokens: int,
@@ -346,7 +347,6 @@ class ChatService:
             image_tokens=self.profile.image_tokens,
             image_cost=self.profile.image_cost,
         )
-        history = await asyncio.to_thread(self.store.messages, session_id)
         return await builder.build(
             system_prompt_for(self.options.system_prompt, request, self.options.client_system_prompts),
             to_context_messages(usable_history(history, left_out), images=self.profile.images),

@@ -104,8 +104,7 @@ async def sse_events(
             notices.append(event)
         elif isinstance(event, TurnDone):
             log_turn(event, stream=True)
-            for chunk in _final_chunks(event, completion, include_usage, notices):
-                yield chunk
+            yield "".join(_final_chunks(event, completion, include_usage, notices))  # one write, not three
             return
 
 
