@@ -245,6 +245,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         bench.start(systems, args.ui_concurrency)
         for system in systems:
             await bench.warm_up(system)
+        for server in bench.servers.values():
+            server.settle()  # the moderation model loads in the background after start: not a turn's CPU
         if "railchat" in bench.servers:
             result["railchat_rss_mb_start"] = round(bench.servers["railchat"].rss_mb(), 1)
         for streams in levels if not args.soak_only else ():

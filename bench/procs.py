@@ -71,6 +71,17 @@ class Server:
             total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
         return total
 
+    def settle(self, *, busy_ms_per_s: float = 100, timeout_s: float = 60) -> float:
+        """Wait until the process (and its children) is nearly idle, e.g. done loading a model in the
+        background after its health check answered: that CPU is not a turn's. Returns the seconds waited."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout_s:
+            before = self.cpu_s()
+            time.sleep(1.0)
+            if (self.cpu_s() - before) * 1000 < busy_ms_per_s:
+                break
+        return time.monotonic() - started
+
     def rss_mb(self) -> float:
         total = 0
         for pid in _tree(self.process.pid):

@@ -77,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         bench.start([args.system], ui_concurrency=max(64, args.streams))
         asyncio.run(drive(bench, args.system, 2, 3))  # warm-up
         app = bench.servers["railchat"]
+        app.settle()  # the moderation model loads in the background after start: not a turn's CPU
         collapsed = args.out / "profile.txt"
         spy = subprocess.Popen(
             [py_spy, "record", "-p", str(app.process.pid), "-d", str(int(args.seconds)), "-r", "200"]
