@@ -242,9 +242,12 @@ def _answer(outputs: list[Any] | None, index: int) -> str:
     return "".join(t for t in texts if t)
 
 
+_COPY_BUTTON = re.compile(r'<div class="message-copy">.*?</div>', re.S)  # its hidden copy of the text
+
+
 def _visible_text(rendered: str) -> str:
     """The words a reader sees in the Chatbot's message (the UI sends answers rendered to HTML)."""
-    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", rendered)).split())
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", _COPY_BUTTON.sub(" ", rendered))).split())
 
 
 def _text_parts(content: Any) -> str:
