@@ -2,6 +2,7 @@
 streaming (cheap repeated checks), the held-out corpus, and failing closed with a log line."""
 
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,9 @@ from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.corpus import Split, load_templates
 from webapp.guard.moderation.embedder import CachedEncoder, shared_encoder
+from webapp.guard.moderation.patterns import ContextRules, expand
 from webapp.guard.moderation.semantic import load_examples
-from webapp.guard.moderation.text import Speller, normalise
+from webapp.guard.moderation.text import Speller, normalise, split_units
 from webapp.guard.rails import Guard
 
 CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
@@ -253,3 +255,60 @@ async def test_streamed_threat_is_blocked_through_the_guard():
         block = block or step.block
     block = block or (await flt.flush()).block
     assert block is not None and block.rail == "moderation" and "threats" in block.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # everyday chat the semantic tier blocked (probes of ordinary messages, 2026-12-01)
+        "Are you there?",
+        "You should take a break and go for a walk.",
+        "You can do it, I believe in you.",
+        "Disabled people deserve accessible buildings.",
+        "You are wrong about that.",
+        "Those shoes look comfortable.",
+        "Why don't you try a different approach?",
+        "Let me think about it and get back to you.",
+        "You need to be patient with sourdough starters.",
+        "You should quit smoking, it's bad for your lungs.",
+        "Your question is a good one, and the answer depends on your goals.",
+    ],
+)
+def test_everyday_chat_passes_both_ways(moderator, text):
+    assert moderator.check(text, "input") is None
+    assert moderator.check(text, "output") is None
+
+
+class _SureClassifier:
+    """Scores every text harmful, in one category: what the tier does with that is under test."""
+
+    def __init__(self, category: str) -> None:
+        self.category = category
+
+    def scores(self, texts):
+        return [(0.99, self.category) for _ in texts]
+
+
+@pytest.mark.parametrize(
+    ("category", "anchored", "unanchored"),
+    [
+        ("hate", "immigrants are a problem", "you are wrong about that"),
+        ("slurs", "those trannies again", "those shoes look comfortable"),
+        ("self_harm_incitement", "you should just disappear", "you can do it, i believe in you"),
+    ],
+)
+def test_the_semantic_tier_blocks_alone_only_what_names_its_target(
+    monkeypatch, category, anchored, unanchored
+):
+    from webapp.guard.moderation import semantic
+
+    config = ModerationConfig.from_mapping(CONFIG)
+    lexicon_group = re.compile(r"\b(?:" + config.lexicon["group"] + r")\b")
+    anchors = {c: re.compile(expand(p, config.lexicon)) for c, p in config.semantic.anchors.items()}
+    tier = semantic.SemanticTier(
+        config.semantic, ContextRules.from_mapping(config.context, config.lexicon), None, anchors
+    )
+    monkeypatch.setattr(semantic, "fitted_classifier", lambda *args, **kwargs: _SureClassifier(category))
+    tier.build(encoder=None, examples=Path("unused"))  # type: ignore[arg-type]
+    assert tier.judge(split_units(anchored, lexicon_group)) == category
+    assert tier.judge(split_units(unanchored, lexicon_group)) is None

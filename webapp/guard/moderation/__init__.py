@@ -121,7 +121,11 @@ class Moderator:
         self._speller: Speller | None = None
         if config.semantic.enabled:
             gate = re.compile(expand(config.semantic.gate, config.lexicon)) if config.semantic.gate else None
-            self._semantic = SemanticTier(config.semantic, self._context, gate)
+            anchors = {
+                category: re.compile(expand(pattern, config.lexicon))
+                for category, pattern in config.semantic.anchors.items()
+            }
+            self._semantic = SemanticTier(config.semantic, self._context, gate, anchors)
             examples = (rails_dir or Path(".")) / config.semantic.examples
             templates = (
                 (rails_dir or Path(".")) / config.semantic.templates if config.semantic.templates else None

@@ -24,7 +24,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +63,15 @@ class SemanticConfig:
     gate: str = ""  # regex (lexicon names allowed); empty: every unit is embedded
     denial_margin: float = 0.1  # a negated unit blocks only if it scores this much above its plain form
     stride_words: int = 5  # an unfinished sentence is embedded every this many words while it streams
+    # category -> regex (lexicon names allowed) a unit must match for this tier to block it in that category
+    # on its own: hate names a group (or a pronoun for one), incitement to self-harm names the harm.
+    anchors: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
         data = dict(data or {})
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        known["anchors"] = dict(known.get("anchors") or {})
         return cls(**known)
 
 
@@ -136,10 +140,19 @@ def fitted_classifier(encoder: Encoder, examples: Path, templates: Path | None =
 class SemanticTier:
     """The gate, negation handling and threshold around a classifier that is built in the background."""
 
-    def __init__(self, config: SemanticConfig, context: ContextRules, gate: re.Pattern[str] | None) -> None:
+    def __init__(
+        self,
+        config: SemanticConfig,
+        context: ContextRules,
+        gate: re.Pattern[str] | None,
+        anchors: Mapping[str, re.Pattern[str]] | None = None,
+    ) -> None:
         self.config = config
         self._context = context
         self._gate = gate
+        # An embedding sees "You can do it, I believe in you" near "you should end it": a block on the
+        # classifier's word alone needs the unit to name what its category is about.
+        self._anchors = dict(anchors or {})
         self._classifier: SemanticClassifier | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
@@ -175,9 +188,13 @@ class SemanticTier:
         denials = [unnegate(t) if self._context.is_negated(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
-        for (probability, category), denial in zip(own, denials, strict=True):
+        for text, (probability, category), denial in zip(texts, own, denials, strict=True):
             if denial and next(flipped)[0] > probability - self.config.denial_margin:
                 continue  # negation did not make it clearly worse: it may deny harm, leave it to the rules
-            if probability >= self.config.threshold:
+            if probability >= self.config.threshold and self._anchored(category, text):
                 return category
         return None
+
+    def _anchored(self, category: str, text: str) -> bool:
+        anchor = self._anchors.get(category)
+        return anchor is None or bool(anchor.search(text))
