@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.support.chatview import copied, shown
 from tests.support.paths import ASSETS_DIR, RAILS_DIR
 from tests.support.service import TEST_ALLOWLIST
 from webapp.config import load_settings
@@ -54,7 +55,8 @@ async def test_turn_through_the_ui_handler(real_service: ChatService) -> None:
     views = [v async for v in ui.turn("Say hi.", [], state, "Instant")]
     final = views[-1]
     assert 'class="notice' not in str(final.history)
-    assert final.history[0] == {"role": "user", "content": "<p>Say hi.</p>\n"}
+    assert final.history[0]["role"] == "user" and shown(final.history[0]) == "<p>Say hi.</p>\n"
+    assert copied(final.history[0]) == "Say hi."
     assert final.history[-1]["role"] == "assistant" and final.history[-1]["content"].strip()
     assert state.session_id and "tokens" in final.meter
 

@@ -3,6 +3,7 @@ Chatbot messages, and that the chat shown always comes from the store."""
 
 from __future__ import annotations
 
+from tests.support.chatview import copied, shown
 from tests.support.scripted_upstream import Script
 from tests.support.service import make_service
 from webapp.guard.urlpolicy import UrlPolicy
@@ -16,20 +17,6 @@ async def turn(ui: ChatUI, text: str, state: UIState, mode: str = INSTANT, files
 
 def contents(history) -> str:
     return "\n".join(str(m["content"]) for m in history)
-
-
-def shown(message: dict) -> str:
-    """A message's HTML without its copy button (which carries the text as it passed: ``copied``)."""
-    return str(message["content"]).split('<div class="message-copy">')[0]
-
-
-def copied(message: dict) -> str:
-    import html
-    import re
-
-    found = re.search(r'<span class="copy-source" aria-hidden="true">(.*?)</span>', message["content"], re.S)
-    assert found, "the message has no copy source"
-    return html.unescape(found.group(1))
 
 
 async def test_reasoning_panel_is_open_while_streaming_and_closed_with_duration(
