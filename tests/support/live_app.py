@@ -61,3 +61,26 @@ def live_app(
         yield LiveApp(server.url, data, data / "gradio-tmp", service)
     finally:
         server.stop()
+
+
+def module_upstream() -> Any:
+    """A scripted upstream fixture named ``upstream`` that lives as long as the test module: modules whose
+    live app is module-scoped assign it (``upstream = module_upstream()``) in place of the per-test one."""
+
+    @pytest.fixture(scope="module", name="upstream")
+    def upstream() -> Iterator[ScriptedUpstream]:
+        server = ScriptedUpstream().start()
+        yield server
+        server.stop()
+
+    return upstream
+
+
+@contextmanager
+def module_live_app(
+    tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream, name: str, **settings: Any
+) -> Iterator[LiveApp]:
+    """`live_app` for a module-scoped fixture (pytest's ``monkeypatch`` lives only as long as one test)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        with live_app(tmp_path_factory.mktemp(name), upstream, monkeypatch, **settings) as live:
+            yield live

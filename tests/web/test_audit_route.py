@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.support.gradio_queue import GradioQueue
-from tests.support.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, live_app, module_upstream
 from tests.support.review_data import Seeded, seed
 from tests.support.scripted_upstream import ScriptedUpstream
 from webapp.store import review
@@ -25,11 +25,7 @@ USERS = {"alice": "chatter", "bob": "chatter", "rita": "reviewer", "root": "admi
 SECRETS = ("evil.example", "I will hide a link", "I will hurt you", "browser:visitor1", "Deleted chat")
 
 
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[ScriptedUpstream]:
-    server = ScriptedUpstream().start()
-    yield server
-    server.stop()
+upstream = module_upstream()
 
 
 def users_file(folder: Path) -> Path:

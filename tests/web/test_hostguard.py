@@ -9,24 +9,19 @@ from __future__ import annotations
 import pytest
 
 from tests.support.gradio_queue import GradioQueue
-from tests.support.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, module_live_app, module_upstream
 from tests.support.scripted_upstream import ScriptedUpstream
 
 CHAT = {"model": "any", "messages": [{"role": "user", "content": "Hello"}]}
 
 
-@pytest.fixture(scope="module")
-def upstream():
-    server = ScriptedUpstream().start()
-    yield server
-    server.stop()
+upstream = module_upstream()
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        with live_app(tmp_path_factory.mktemp("hostguard"), upstream, monkeypatch) as live:
-            yield live
+    with module_live_app(tmp_path_factory, upstream, "hostguard") as live:
+        yield live
 
 
 @pytest.mark.parametrize(

@@ -9,24 +9,18 @@ import json
 import pytest
 
 from tests.support.gradio_queue import GradioQueue
-from tests.support.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, live_app, module_live_app, module_upstream
 from tests.support.scripted_upstream import ScriptedUpstream
 from tests.web.test_auth import write_auth_file
 from webapp.web.ownership import COOKIE
 
-
-@pytest.fixture(scope="module")
-def upstream():
-    server = ScriptedUpstream().start()
-    yield server
-    server.stop()
+upstream = module_upstream()
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        with live_app(tmp_path_factory.mktemp("edges"), upstream, monkeypatch) as live:
-            yield live
+    with module_live_app(tmp_path_factory, upstream, "edges") as live:
+        yield live
 
 
 def post_raw(client, body: str, session_id: str | None = None):

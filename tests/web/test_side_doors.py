@@ -16,17 +16,13 @@ from PIL import Image
 
 from tests.support.egress import EgressLog
 from tests.support.gradio_queue import EventResult, GradioQueue, file_urls
-from tests.support.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, live_app, module_upstream
 from tests.support.scripted_upstream import ScriptedUpstream
 
 CANARY = "railchat-canary-7f3a"
 
 
-@pytest.fixture(scope="module")
-def upstream():
-    server = ScriptedUpstream().start()
-    yield server
-    server.stop()
+upstream = module_upstream()
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,11 @@ browser sees the app of the user it is signed in as. The audit handlers still ch
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from webapp.web.gradiodoors import OWN_PREFIXES, ASGIApp, Receive, Scope, Send, json_reply
+from webapp.web.gradiodoors import ASGIApp, Receive, Scope, Send, gradio_path, json_reply
 from webapp.web.review_access import ReviewAccess
 
 AUDIT_MOUNT = "/audit"
@@ -35,8 +34,8 @@ class AuditRoute:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        path = re.sub(r"/{2,}", "/", scope.get("path", ""))
-        if path.startswith(OWN_PREFIXES):
+        path = gradio_path(scope)
+        if path is None:
             await self.app(scope, receive, send)
             return
         reviewer = self.is_reviewer(scope)

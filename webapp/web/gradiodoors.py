@@ -75,8 +75,8 @@ class GradioDoors:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        path = re.sub(r"/{2,}", "/", scope.get("path", ""))
-        if path.startswith(OWN_PREFIXES):
+        path = gradio_path(scope)
+        if path is None:
             await self.app(scope, receive, send)
             return
         browser = browser_of(scope.get("headers", []))
@@ -205,6 +205,13 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return await receive()
 
     return replay
+
+
+def gradio_path(scope: Scope) -> str | None:
+    """The request's path with runs of slashes collapsed (as the router reads it), or None for our own
+    routes, which check their own input and never reach Gradio."""
+    path = re.sub(r"/{2,}", "/", scope.get("path", ""))
+    return None if path.startswith(OWN_PREFIXES) else path
 
 
 async def json_reply(send: Send, status: int, text: str) -> None:
