@@ -3,6 +3,7 @@
     python -m bench.moderation_eval                 # the held-out corpus (never used for tuning)
     python -m bench.moderation_eval --corpus dev    # the development corpus (its misses were studied)
     python -m bench.moderation_eval --corpus train  # the examples the classifier is fitted on
+    python -m bench.moderation_eval --corpus clean  # a second held-out set, templates over 7 groups
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -44,6 +45,7 @@ from webapp.guard.rails import Guard  # noqa: E402
 CORPORA = {
     "heldout": ROOT / "tests" / "data" / "moderation_heldout.yaml",
     "dev": ROOT / "tests" / "data" / "moderation_dev.yaml",
+    "clean": ROOT / "tests" / "data" / "moderation_clean.yaml",
 }
 RAILS = ROOT / "rails"
 EXAMPLES = "moderation_examples.yml"
@@ -56,22 +58,40 @@ def load_corpus(name: str, source: str = "all") -> list[tuple[str, str, str]]:
     if source in ("all", "file"):
         if name in CORPORA:
             data = yaml.safe_load(CORPORA[name].read_text(encoding="utf-8"))
+            groups = data.pop("groups", None) or [{}]
             rows += [
-                (label, c, t) for label, cats in data.items() for c, items in cats.items() for t in items
+                (label, c, text)
+                for label, cats in data.items()
+                for c, items in cats.items()
+                for t in items
+                for text in _expanded(t, groups)
             ]
         else:
             rows += [(e.expected, e.category, e.text) for e in load_example_file(RAILS / EXAMPLES)]
-    if source in ("all", "templates"):
+    if source in ("all", "templates") and name != "clean":
         split = {"heldout": "heldout", "dev": "dev", "train": "train"}[name]
         examples = load_templates(RAILS / TEMPLATES, split, all_groups=split != "train")  # type: ignore[arg-type]
         rows += [(e.expected, e.category, e.text) for e in examples]
     return rows
 
 
+def _expanded(template: str, groups: list[dict[str, str]]) -> list[str]:
+    """A corpus line with ``{group}``/``{one}`` once per group (as written when it names none)."""
+    if not re.search(r"\{(group|one)\}", template):
+        return [template]
+    texts = [re.sub(r"\{(group|one)\}", lambda m, g=g: g[m.group(1)], template) for g in groups]
+    return [t[0].upper() + t[1:] for t in texts]
+
+
 def build_moderator() -> Moderator:
     config = yaml.safe_load((RAILS / "config.yml").read_text(encoding="utf-8"))["custom_data"]["moderation"]
+    wall, cpu = time.perf_counter(), time.process_time()
     moderator = Moderator(ModerationConfig.from_mapping(config), rails_dir=RAILS)
     moderator.wait_ready(300)
+    print(
+        f"start-up (speller, embed the examples, fit): {time.process_time() - cpu:.1f} s CPU, "
+        f"{time.perf_counter() - wall:.1f} s wall"
+    )
     return moderator
 
 
@@ -172,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--corpus", choices=("heldout", "dev", "train"), default="heldout")
+    parser.add_argument("--corpus", choices=("heldout", "dev", "train", "clean"), default="heldout")
     parser.add_argument("--source", choices=("all", "file", "templates"), default="all")
     parser.add_argument("--errors", action="store_true", help="list every misjudged text")
     parser.add_argument("--streamed", action="store_true", help="stream each text word by word as an answer")
