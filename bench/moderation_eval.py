@@ -4,6 +4,8 @@
     python -m bench.moderation_eval --corpus dev    # the development corpus (its misses were studied)
     python -m bench.moderation_eval --corpus train  # the examples the classifier is fitted on
     python -m bench.moderation_eval --corpus clean  # a second held-out set, templates over 7 groups
+    python -m bench.moderation_eval --corpus precision      # held-out look-alikes of hate (precision)
+    python -m bench.moderation_eval --corpus precision-dev  # their studied development set
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -46,7 +48,11 @@ CORPORA = {
     "heldout": ROOT / "tests" / "data" / "moderation_heldout.yaml",
     "dev": ROOT / "tests" / "data" / "moderation_dev.yaml",
     "clean": ROOT / "tests" / "data" / "moderation_clean.yaml",
+    # Legitimate look-alikes of hate (HateCheck's non-hateful functionalities) and hate hiding behind them.
+    "precision": ROOT / "tests" / "data" / "moderation_precision_heldout.yaml",
+    "precision-dev": ROOT / "tests" / "data" / "moderation_precision_dev.yaml",
 }
+TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
 RAILS = ROOT / "rails"
 EXAMPLES = "moderation_examples.yml"
 TEMPLATES = "moderation_templates.yml"
@@ -68,8 +74,8 @@ def load_corpus(name: str, source: str = "all") -> list[tuple[str, str, str]]:
             ]
         else:
             rows += [(e.expected, e.category, e.text) for e in load_example_file(RAILS / EXAMPLES)]
-    if source in ("all", "templates") and name != "clean":
-        split = {"heldout": "heldout", "dev": "dev", "train": "train"}[name]
+    if source in ("all", "templates") and name in TEMPLATE_SPLITS:
+        split = TEMPLATE_SPLITS[name]
         examples = load_templates(RAILS / TEMPLATES, split, all_groups=split != "train")  # type: ignore[arg-type]
         rows += [(e.expected, e.category, e.text) for e in examples]
     return rows
@@ -192,7 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--corpus", choices=("heldout", "dev", "train", "clean"), default="heldout")
+    parser.add_argument(
+        "--corpus",
+        choices=("heldout", "dev", "train", "clean", "precision", "precision-dev"),
+        default="heldout",
+    )
     parser.add_argument("--source", choices=("all", "file", "templates"), default="all")
     parser.add_argument("--errors", action="store_true", help="list every misjudged text")
     parser.add_argument("--streamed", action="store_true", help="stream each text word by word as an answer")
