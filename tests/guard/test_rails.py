@@ -52,7 +52,7 @@ async def test_abusive_input_gets_a_readable_refusal(guard):
     assert block.blocked and block.rail == "moderation"
     assert (
         refusal_message(block)
-        == "Sorry, I can't help with that: abusive or profane language is not allowed here."
+        == "Sorry, I can't help with that: insulting or harassing a person is not allowed here."
     )
 
 

@@ -33,7 +33,7 @@ from webapp.guard.moderation.guardmodel import (
     parse_guard_verdict,
 )
 from webapp.guard.moderation.patterns import CategoryRule, ContextRules, compile_lexicon, expand, first_match
-from webapp.guard.moderation.profanity import ProfanityScorer, load_profanity_scorer
+from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticConfig, SemanticTier
 from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
 from webapp.guard.verdicts import Stage
@@ -63,6 +63,8 @@ class ModerationConfig:
     # alt-profanity-check scores mild words high ("what the hell" 0.97), so only near-certain abuse blocks.
     thresholds: Mapping[str, float] = field(default_factory=lambda: {"input": 0.99, "output": 0.99})
     profanity_reason: str = "abusive or profane language is not allowed here"
+    untargeted_profanity: str = "allow"  # "block": any profanity blocks, not only swearing aimed at someone
+    profanity_person: str = ""  # regex (lexicon names allowed): a person that swearing is aimed at
     categories: tuple[CategoryRule, ...] = ()
     lexicon: Mapping[str, str] = field(default_factory=dict)
     substitutions: Mapping[str, str] = field(default_factory=dict)
@@ -82,6 +84,8 @@ class ModerationConfig:
                 "output": float(profanity.get("output_threshold", 0.99)),
             },
             profanity_reason=str(profanity.get("reason", cls.profanity_reason)),
+            untargeted_profanity=_choice(profanity.get("untargeted", "allow"), ("allow", "block")),
+            profanity_person=str(profanity.get("person", "")),
             categories=tuple(CategoryRule.from_mapping(c, lexicon) for c in data.get("categories", ()) or ()),
             lexicon=lexicon,
             substitutions={
@@ -114,6 +118,13 @@ class Moderator:
             scorer if scorer is not None or not config.profanity_enabled else load_profanity_scorer()
         )
         self._group = config.group
+        self._profanity = ProfanityPolicy(
+            config.untargeted_profanity,
+            self._group,
+            re.compile(
+                expand(config.profanity_person, config.lexicon) if config.profanity_person else "(?!)"
+            ),
+        )
         self._verdicts: OrderedDict[tuple[str, Unit], ModerationFinding | None] = OrderedDict()
         self._verdicts_lock = threading.Lock()
         self._context = ContextRules.from_mapping(config.context, config.lexicon)
@@ -181,13 +192,20 @@ class Moderator:
         hit = first_match(rules, unit, self._context)
         finding = ModerationFinding(hit.name, hit.reason) if hit is not None else None
         if finding is None and self._scorer is not None and not self._context.is_denied(unit.text):
-            if self._scorer([unit.plain])[0] >= self.config.thresholds[stage]:
-                finding = ModerationFinding("profanity", self.config.profanity_reason)
+            finding = self._profanity_finding(unit, stage)
         with self._verdicts_lock:
             self._verdicts[key] = finding
             if len(self._verdicts) > VERDICT_CACHE_SIZE:
                 self._verdicts.popitem(last=False)
         return finding
+
+    def _profanity_finding(self, unit: Unit, stage: Stage) -> ModerationFinding | None:
+        assert self._scorer is not None
+        rule = self._profanity.judge(self._scorer, unit.plain, self.config.thresholds[stage])
+        if rule is None:
+            return None
+        reasons = {r.name: r.reason for r in self.config.categories}
+        return ModerationFinding(rule, reasons.get(rule, self.config.profanity_reason))
 
     def _other_readings(self, text: str) -> list[list[Unit]]:
         """A "1" inside a word is read as "i" first ("k1ll"); "b1ack" needs the "l" reading too."""
@@ -223,6 +241,12 @@ class Moderator:
             return done
         prefix = " ".join(last.plain.split()[:keep])
         return [*done, Unit(prefix, prefix if not last.quotes else last.outside_quotes, last.quotes)]
+
+
+def _choice(value: object, allowed: tuple[str, ...]) -> str:
+    if str(value) not in allowed:
+        raise ValueError(f"moderation setting must be one of {', '.join(allowed)}, not {value!r}")
+    return str(value)
 
 
 def _build_speller(examples: Path, templates: Path | None) -> Speller | None:

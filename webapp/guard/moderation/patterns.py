@@ -24,6 +24,11 @@ from webapp.guard.verdicts import Stage
 
 # A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
 _MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|them|you|you're|we|he|she|it)\s")
+# A clause with its own subject joined to counter-speech ("I hate racists and I hate Muslims even more"):
+# the excuse covers the clause that condemns, not the one that follows.
+_NEXT_CLAUSE = re.compile(
+    r",?\s+(?:and|so|because|plus|while)\s+(?=(?:i|we|you|they|he|she|all|every)\b)|[,;]\s+"
+)
 NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
 
 
@@ -95,6 +100,8 @@ class ContextRules:
     frames: re.Pattern[str]  # the unit talks about saying/doing something ("Calling X ...", "Anyone who")
     condemnation: re.Pattern[str]  # ...and condemns or reports it ("is racist", "was banned", "myth")
     denial: re.Pattern[str]  # the unit opens by denying what follows ("It's not true that", "I don't think")
+    # the speaker agrees with what they frame ("... and they are right", "It's not hate speech to say"): no excuse
+    endorsement: re.Pattern[str] = re.compile("(?!)")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -106,12 +113,18 @@ class ContextRules:
             alternatives("frames"),
             alternatives("condemnation"),
             alternatives("denial"),
+            alternatives("endorsement"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
-        """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote."""
+        """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote, and
+        nothing there may agree with what is quoted or framed."""
         framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
-        return framed and bool(self.condemnation.search(unit.outside_quotes))
+        return (
+            framed
+            and bool(self.condemnation.search(unit.outside_quotes))
+            and not self.endorsement.search(unit.outside_quotes)
+        )
 
     def is_denied(self, text: str) -> bool:
         """One clause that opens by denying itself ("I don't think women are stupid"). A second clause
@@ -123,13 +136,21 @@ class ContextRules:
 
 
 def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules) -> CategoryRule | None:
-    """The first rule a unit breaks. Counter-speech is judged on its own words, not on what it quotes."""
+    """The first rule a unit breaks. Counter-speech is judged on its own words, not on what it quotes; a
+    clause of its own that neither quotes nor frames anything is judged as if it stood alone."""
     if context.is_counter_speech(unit):
+        for clause in _NEXT_CLAUSE.split(unit.text)[1:] if not unit.quotes else ():
+            if not context.frames.search(clause) and (hit := _rule_for(rules, clause, context)) is not None:
+                return hit
         return None
-    denied = context.is_denied(unit.text)  # only rules written for negated hate still apply
+    return _rule_for(rules, unit.text, context)
+
+
+def _rule_for(rules: Sequence[CategoryRule], text: str, context: ContextRules) -> CategoryRule | None:
+    denied = context.is_denied(text)  # only rules written for negated hate still apply
     for rule in rules:
         if rule.raw_text or (denied and not rule.negation_allowed):
             continue
-        if rule.matches(unit.text, context.negation):
+        if rule.matches(text, context.negation):
             return rule
     return None

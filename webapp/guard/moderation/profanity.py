@@ -2,11 +2,16 @@
 
 It knows swear words and slurs well and nothing else ("Women should all be killed" scores low), which is
 why it is one tier among several. It is cheap: ~0.3 ms a text with the scorer below.
+
+Swearing itself is not harm: by default (``ProfanityPolicy``) only swearing aimed at a group or a person
+blocks; a deployment that wants a clean-language chat sets ``profanity.untargeted: block``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 ProfanityScorer = Callable[[Sequence[str]], Sequence[float]]
 
@@ -69,3 +74,34 @@ def _fast_profanity_scorer() -> ProfanityScorer:
         return [float((1.0 / (1.0 + np.exp(slopes * decision_of(t) + offsets))).mean()) for t in texts]
 
     return score
+
+
+_CLAUSE = re.compile(r"\s*(?:[,;:!?()]|\s[-–—]\s|\.\s)\s*")
+
+
+@dataclass(frozen=True)
+class ProfanityPolicy:
+    """Which swearing blocks. ``untargeted="allow"`` (the default): only swearing aimed at someone, in the
+    clause that names them ("Fuck all Muslims", "you stupid bitch"); "Fuck yeah, what a day!" and "this
+    fucking printer" pass. ``"block"``: any text the scorer finds profane.
+
+    Aimed at a protected group it is hate, at a person harassment. The group's own name is neutralised before
+    scoring: the scorer learnt that "gay" or "Muslim" are swear words ("Gay people are not sick" scores
+    0.99), so a group is only the target of swearing that is still profane once the group is just "people".
+    """
+
+    untargeted: str  # "allow" | "block"
+    group: re.Pattern[str]  # any protected group (the lexicon's {group}, slurs included)
+    person: re.Pattern[str]  # a person addressed or named: "you", "he", a singular insult noun
+
+    def judge(self, scorer: ProfanityScorer, text: str, threshold: float) -> str | None:
+        """The rule a unit breaks ("profanity", "hate" or "harassment"), or None."""
+        if self.untargeted == "block":
+            return "profanity" if scorer([text])[0] >= threshold else None
+        for clause in _CLAUSE.split(text):
+            at_group = bool(self.group.search(clause))
+            if not at_group and not self.person.search(clause):
+                continue
+            if scorer([self.group.sub("people", clause)])[0] >= threshold:
+                return "hate" if at_group else "harassment"
+        return None
