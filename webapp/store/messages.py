@@ -9,14 +9,16 @@ orders writers of one session on every database.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, get_args
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from webapp.store import statements
 from webapp.store.chain import FINAL_STATUSES, STATUSES, canonical_json, link_hash, sha256_hex
-from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
+from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, MESSAGES, SESSIONS
 from webapp.store.records import AttachmentIn, FinalStatus, MessageRole, RailEventIn, StoreError
 from webapp.store.sessions import now
 
@@ -45,34 +47,28 @@ def insert_message(
     if status not in STATUSES:
         raise StoreError(f"unknown status {status!r}")
     created = now()
-    seq = conn.execute(
-        update(SESSIONS)
-        .where(SESSIONS.c.id == session_id)
-        .values(message_count=SESSIONS.c.message_count + 1, updated_at=created)
-        .returning(SESSIONS.c.message_count)
-    ).scalar_one_or_none()
+    seq = conn.execute(statements.NEXT_SEQ, {"sid": session_id, "at": created}).scalar_one_or_none()
     if seq is None:
         raise StoreError(f"no session {session_id!r}")
-    message_id = conn.execute(
-        insert(MESSAGES)
-        .values(
-            session_id=session_id,
-            seq=seq,
-            role=role,
-            content=content,
-            reasoning=reasoning,
-            status=status,
-            mode=mode,
-            params=params,
-            model=model,
-            error=error,
-            tool_calls=tool_calls or None,
-            tool_call_id=tool_call_id,
-            created_at=created,
-            updated_at=created,
-        )
-        .returning(MESSAGES.c.id)
-    ).scalar_one()
+    row = {
+        "session_id": session_id,
+        "seq": seq,
+        "role": role,
+        "content": content,
+        "reasoning": reasoning,
+        "status": status,
+        "mode": mode,
+        "params": params,
+        "model": model,
+        "error": error,
+        "tool_calls": tool_calls or None,
+        "tool_call_id": tool_call_id,
+        "created_at": created,
+        "updated_at": created,
+    }
+    # Left out, not None: a JSON column given None as a parameter would hold JSON null, not SQL NULL.
+    values = {k: v for k, v in row.items() if v is not None}
+    message_id = conn.execute(statements.INSERT_MESSAGE, values).scalar_one()
     pairs = [insert_attachment(conn, message_id, i, a) for i, a in enumerate(attachments)]
     if status in FINAL_STATUSES:
         link(
@@ -157,39 +153,39 @@ def finish(
     if status not in FINAL_STATUSES:
         raise StoreError(f"not a final status: {status!r}")
     finished = now()
-    row = conn.execute(
-        update(MESSAGES)
-        .where(MESSAGES.c.id == message_id, MESSAGES.c.status == "streaming")
-        .values(
-            status=status,
-            content=content,
-            reasoning=reasoning,
-            finish_reason=finish_reason,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            ttft_ms=ttft_ms,
-            duration_ms=duration_ms,
-            error=error,
-            shown_content=shown_content,
-            tool_calls=tool_calls or None,
-            updated_at=finished,
-        )
-        .returning(MESSAGES.c.session_id, MESSAGES.c.seq, MESSAGES.c.role)
-    ).one_or_none()
-    if row is None:
+    values = {
+        "mid": message_id,
+        "new_status": status,
+        "new_content": content,
+        "new_reasoning": reasoning,
+        "new_finish_reason": finish_reason,
+        "new_prompt_tokens": prompt_tokens,
+        "new_completion_tokens": completion_tokens,
+        "new_ttft_ms": ttft_ms,
+        "new_duration_ms": duration_ms,
+        "new_error": error,
+        "new_shown_content": shown_content,
+        "new_updated_at": finished,
+    }
+    if tool_calls:  # otherwise the column keeps the SQL NULL it was inserted with
+        row = conn.execute(statements.FINISH_WITH_TOOL_CALLS, {**values, "new_tool_calls": tool_calls})
+    else:
+        row = conn.execute(statements.FINISH, values)
+    found = row.one_or_none()
+    if found is None:
         raise StoreError(f"message {message_id} is not streaming (unknown or already final)")
-    conn.execute(update(SESSIONS).where(SESSIONS.c.id == row.session_id).values(updated_at=finished))
     link(
         conn,
-        row.session_id,
+        found.session_id,
         message_id,
-        seq=row.seq,
-        role=row.role,
+        seq=found.seq,
+        role=found.role,
         content=content,
         reasoning=reasoning,
         status=status,
         attachments=attachment_pairs(conn, message_id),
         tool_calls=tool_calls or None,
+        touched_at=finished,
     )
 
 
@@ -239,9 +235,9 @@ def add_rail_events(conn: Connection, message_id: int, events: Sequence[RailEven
     if not events:
         return
     created = now()
-    session_id = conn.execute(select(MESSAGES.c.session_id).where(MESSAGES.c.id == message_id)).scalar_one()
+    session_id = conn.execute(statements.SESSION_OF_MESSAGE, {"mid": message_id}).scalar_one()
     conn.execute(
-        insert(RAIL_EVENTS),
+        statements.INSERT_RAIL_EVENTS,
         [
             {
                 "session_id": session_id,
@@ -266,34 +262,24 @@ def checkpoint_many(conn: Connection, texts: Sequence[tuple[int, str, str, str]]
     """
     if not texts:
         return
-    statement = (
-        update(MESSAGES)
-        .where(MESSAGES.c.id == bindparam("message_id"), MESSAGES.c.status == "streaming")
-        .values(
-            content=bindparam("new_content"),
-            reasoning=bindparam("new_reasoning"),
-            shown_content=bindparam("new_shown"),
-            updated_at=now(),
-        )
-    )
-    rows = [{"message_id": i, "new_content": c, "new_reasoning": r, "new_shown": s} for i, c, r, s in texts]
-    conn.execute(statement, rows)
+    at = now()
+    rows = [
+        {"message_id": i, "new_content": c, "new_reasoning": r, "new_shown": s, "at": at}
+        for i, c, r, s in texts
+    ]
+    conn.execute(statements.CHECKPOINT, rows)
 
 
 def record_context(
     conn: Connection, answer_id: int, message_ids: Sequence[int], *, tokens: int, dropped: int
 ) -> None:
-    updated = conn.execute(
-        update(MESSAGES)
-        .where(MESSAGES.c.id == answer_id)
-        .values(context_tokens=tokens, context_dropped=dropped)
-    )
+    updated = conn.execute(statements.SET_CONTEXT, {"mid": answer_id, "tokens": tokens, "dropped": dropped})
     if updated.rowcount != 1:
         raise StoreError(f"no message {answer_id}")
-    conn.execute(delete(CONTEXT).where(CONTEXT.c.answer_id == answer_id))
+    conn.execute(statements.CLEAR_CONTEXT, {"mid": answer_id})
     if message_ids:
         conn.execute(
-            insert(CONTEXT),
+            statements.INSERT_CONTEXT,
             [{"answer_id": answer_id, "position": i, "message_id": m} for i, m in enumerate(message_ids)],
         )
 
@@ -348,11 +334,7 @@ def _put_blob(conn: Connection, data: bytes) -> str:
 
 
 def attachment_pairs(conn: Connection, message_id: int) -> list[tuple[str, str]]:
-    rows = conn.execute(
-        select(ATTACHMENTS.c.sha256, ATTACHMENTS.c.data_sha256)
-        .where(ATTACHMENTS.c.message_id == message_id)
-        .order_by(ATTACHMENTS.c.position)
-    )
+    rows = conn.execute(statements.ATTACHMENT_PAIRS, {"mid": message_id})
     return [(row.sha256, row.data_sha256) for row in rows]
 
 
@@ -369,15 +351,13 @@ def link(
     attachments: Sequence[tuple[str, str]],
     tool_calls: list[dict[str, Any]] | None = None,
     tool_call_id: str | None = None,
+    touched_at: datetime | None = None,
 ) -> str:
-    """Append a message to its session's hash chain; returns the new link."""
+    """Append a message to its session's hash chain; returns the new link. `touched_at`: also the session's
+    last activity, in the same statement."""
     # The UPDATE takes the session row lock first, so the head read back is the one this link extends.
-    position, prev_hash = conn.execute(
-        update(SESSIONS)
-        .where(SESSIONS.c.id == session_id)
-        .values(chain_length=SESSIONS.c.chain_length + 1)
-        .returning(SESSIONS.c.chain_length, SESSIONS.c.chain_head)
-    ).one()
+    next_link = statements.NEXT_LINK if touched_at is None else statements.TOUCH_AND_NEXT_LINK
+    position, prev_hash = conn.execute(next_link, {"sid": session_id, "at": touched_at}).one()
     digest = link_hash(
         prev_hash,
         canonical_json(
@@ -391,10 +371,8 @@ def link(
             tool_call_id=tool_call_id,
         ),
     )
-    conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(chain_head=digest))
+    conn.execute(statements.SET_CHAIN_HEAD, {"sid": session_id, "head": digest})
     conn.execute(
-        update(MESSAGES)
-        .where(MESSAGES.c.id == message_id)
-        .values(chain_pos=position, prev_hash=prev_hash, hash=digest)
+        statements.SET_MESSAGE_LINK, {"mid": message_id, "pos": position, "prev": prev_hash, "digest": digest}
     )
     return digest

@@ -7,28 +7,63 @@ costs five queries however long it is. Reviewer queries build on `load_messages`
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Row, and_, select
+from sqlalchemy import ColumnElement, Connection, Row, Select, and_, bindparam, select
 
 from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS
 from webapp.store.records import AnnotationInfo, AttachmentInfo, MessageInfo, RailEventInfo
 
 
+@dataclass(frozen=True)
+class TranscriptQueries:
+    """The five queries of a transcript for one WHERE clause over messages. Built once for the clauses
+    every turn uses (a statement keeps its cache key: building one costs more than running it)."""
+
+    messages: Select[Any]
+    attachments: Select[Any]
+    events: Select[Any]
+    context: Select[Any]
+    notes: Select[Any]
+
+    @classmethod
+    def where(cls, which: ColumnElement[bool]) -> TranscriptQueries:
+        data, thumb = BLOBS.alias("data"), BLOBS.alias("thumb")
+        return cls(
+            messages=select(MESSAGES).where(which).order_by(MESSAGES.c.session_id, MESSAGES.c.seq),
+            attachments=select(ATTACHMENTS, data.c.data, thumb.c.data.label("thumbnail"))
+            .join(MESSAGES, and_(MESSAGES.c.id == ATTACHMENTS.c.message_id, which))
+            .join(data, data.c.sha256 == ATTACHMENTS.c.data_sha256)
+            .outerjoin(thumb, thumb.c.sha256 == ATTACHMENTS.c.thumbnail_sha256)
+            .order_by(ATTACHMENTS.c.message_id, ATTACHMENTS.c.position),
+            events=select(RAIL_EVENTS)
+            .join(MESSAGES, and_(MESSAGES.c.id == RAIL_EVENTS.c.message_id, which))
+            .order_by(RAIL_EVENTS.c.id),
+            context=select(CONTEXT)
+            .join(MESSAGES, and_(MESSAGES.c.id == CONTEXT.c.answer_id, which))
+            .order_by(CONTEXT.c.answer_id, CONTEXT.c.position),
+            notes=select(ANNOTATIONS)
+            .join(MESSAGES, and_(MESSAGES.c.id == ANNOTATIONS.c.message_id, which))
+            .order_by(ANNOTATIONS.c.id),
+        )
+
+
+BY_SESSION = TranscriptQueries.where(MESSAGES.c.session_id == bindparam("which"))
+BY_ID = TranscriptQueries.where(MESSAGES.c.id == bindparam("which"))
+
+
 def load_messages(conn: Connection, which: ColumnElement[bool]) -> list[MessageInfo]:
-    rows = conn.execute(select(MESSAGES).where(which).order_by(MESSAGES.c.session_id, MESSAGES.c.seq)).all()
+    """The messages ``which`` selects, with everything attached (reviewer queries: any clause)."""
+    return load_with(conn, TranscriptQueries.where(which), {})
+
+
+def load_with(conn: Connection, queries: TranscriptQueries, params: dict[str, Any]) -> list[MessageInfo]:
+    rows = conn.execute(queries.messages, params).all()
     if not rows:
         return []
-    in_scope = and_(MESSAGES.c.id == ATTACHMENTS.c.message_id, which)
-    data, thumb = BLOBS.alias("data"), BLOBS.alias("thumb")
     attachments: dict[int, list[AttachmentInfo]] = defaultdict(list)
-    for a in conn.execute(
-        select(ATTACHMENTS, data.c.data, thumb.c.data.label("thumbnail"))
-        .join(MESSAGES, in_scope)
-        .join(data, data.c.sha256 == ATTACHMENTS.c.data_sha256)
-        .outerjoin(thumb, thumb.c.sha256 == ATTACHMENTS.c.thumbnail_sha256)
-        .order_by(ATTACHMENTS.c.message_id, ATTACHMENTS.c.position)
-    ):
+    for a in conn.execute(queries.attachments, params):
         attachments[a.message_id].append(
             AttachmentInfo(
                 id=a.id,
@@ -45,11 +80,7 @@ def load_messages(conn: Connection, which: ColumnElement[bool]) -> list[MessageI
             )
         )
     events: dict[int, list[RailEventInfo]] = defaultdict(list)
-    for e in conn.execute(
-        select(RAIL_EVENTS)
-        .join(MESSAGES, and_(MESSAGES.c.id == RAIL_EVENTS.c.message_id, which))
-        .order_by(RAIL_EVENTS.c.id)
-    ):
+    for e in conn.execute(queries.events, params):
         events[e.message_id].append(
             RailEventInfo(
                 id=e.id,
@@ -63,18 +94,10 @@ def load_messages(conn: Connection, which: ColumnElement[bool]) -> list[MessageI
             )
         )
     context: dict[int, list[int]] = defaultdict(list)
-    for c in conn.execute(
-        select(CONTEXT)
-        .join(MESSAGES, and_(MESSAGES.c.id == CONTEXT.c.answer_id, which))
-        .order_by(CONTEXT.c.answer_id, CONTEXT.c.position)
-    ):
+    for c in conn.execute(queries.context, params):
         context[c.answer_id].append(c.message_id)
     notes: dict[int, list[AnnotationInfo]] = defaultdict(list)
-    for n in conn.execute(
-        select(ANNOTATIONS)
-        .join(MESSAGES, and_(MESSAGES.c.id == ANNOTATIONS.c.message_id, which))
-        .order_by(ANNOTATIONS.c.id)
-    ):
+    for n in conn.execute(queries.notes, params):
         notes[n.message_id].append(
             AnnotationInfo(
                 id=n.id,

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, get_args
 
-from sqlalchemy import Connection, Row, Select, delete, exists, insert, or_, select, update
+from sqlalchemy import Connection, Row, Select, delete, exists, or_, select, update
 
+from webapp.store import statements
 from webapp.store.chain import GENESIS
 from webapp.store.models import ANNOTATIONS, ATTACHMENTS, BLOBS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
 from webapp.store.records import Client, SessionInfo, StoreError
@@ -36,21 +37,20 @@ def insert_session(conn: Connection, *, owner: str, client: Client, model: str, 
         raise StoreError(f"unknown client {client!r}")
     session_id = new_session_id()
     created = now()
-    conn.execute(
-        insert(SESSIONS).values(
-            id=session_id,
-            owner=owner,
-            client=client,
-            title=title,
-            model=model,
-            created_at=created,
-            updated_at=created,
-            deleted_at=None,
-            message_count=0,
-            chain_head=GENESIS,
-            chain_length=0,
-        )
-    )
+    row = {
+        "id": session_id,
+        "owner": owner,
+        "client": client,
+        "title": title,
+        "model": model,
+        "created_at": created,
+        "updated_at": created,
+        "deleted_at": None,
+        "message_count": 0,
+        "chain_head": GENESIS,
+        "chain_length": 0,
+    }
+    conn.execute(statements.INSERT_SESSION, row)
     return session_id
 
 

@@ -20,8 +20,7 @@ from sqlalchemy import Connection
 from webapp.store import messages as message_rows
 from webapp.store import sessions, transfer
 from webapp.store.engine import FairLock, make_engine, normalize_url, upgrade
-from webapp.store.models import MESSAGES
-from webapp.store.reads import load_messages
+from webapp.store.reads import BY_ID, BY_SESSION, load_with
 from webapp.store.records import (
     AttachmentIn,
     Client,
@@ -302,11 +301,11 @@ class Store:
     def messages(self, session_id: str) -> list[MessageInfo]:
         """The transcript in seq order, with attachments (bytes included), rail events, context, notes."""
         with self._read() as conn:
-            return load_messages(conn, MESSAGES.c.session_id == session_id)
+            return load_with(conn, BY_SESSION, {"which": session_id})
 
     def message(self, message_id: int) -> MessageInfo | None:
         with self._read() as conn:
-            found = load_messages(conn, MESSAGES.c.id == message_id)
+            found = load_with(conn, BY_ID, {"which": message_id})
         return found[0] if found else None
 
     # export / import -----------------------------------------------------------------------------------
@@ -317,7 +316,7 @@ class Store:
             session = sessions.find_session(conn, session_id)
             if session is None:
                 raise StoreError(f"no session {session_id!r}")
-            transcript = load_messages(conn, MESSAGES.c.session_id == session_id)
+            transcript = load_with(conn, BY_SESSION, {"which": session_id})
         return transfer.to_jsonl(session, transcript)
 
     def import_jsonl(self, text: str) -> str:
