@@ -62,7 +62,7 @@ class AnswerStep:
     guard: Rails
     profile: Profile
     served_model: str
-    checkpoints: Checkpoints  # shared by all answers: one write per interval for all of them
+    checkpoints: Checkpoints  # shared by all answers: written behind the streams, one write per interval
     observe_verdicts: ObserveVerdicts  # tells metrics about the verdicts stored with the answer
 
     async def stream(
@@ -112,7 +112,9 @@ class AnswerStep:
                         yield Retract()
                         yield done
                         return
-                    await self._maybe_checkpoint(answer_id, answer)
+                    self.checkpoints.note(
+                        answer_id, answer.raw_answer, answer.raw_reasoning, answer.shown_answer
+                    )
             status = "complete"
             done = self._done("complete", answer_id, answer, result, started)
         except UpstreamError as exc:
@@ -241,9 +243,6 @@ class AnswerStep:
             error=error,
             shown_content=answer.shown_answer,
         )
-
-    async def _maybe_checkpoint(self, answer_id: int, answer: Transcript) -> None:
-        await self.checkpoints.note(answer_id, answer.raw_answer, answer.raw_reasoning, answer.shown_answer)
 
     def _verdicts(self, answer_id: int, verdicts: Sequence[RailOutcome]) -> list[RailEventIn]:
         """What is stored with the final answer (nothing more is checkpointed for it) and told to metrics."""
