@@ -36,6 +36,19 @@ async def test_reasoning_panel_is_open_while_streaming_and_closed_with_duration(
     assert upstream.chat_bodies[0]["chat_template_kwargs"] == {"thinking": True}
 
 
+async def test_a_streaming_message_gets_its_copy_source_once_settled(store, guard, upstream) -> None:
+    """The hidden copy of the text doubles a message; a streaming one is resent whole for every word."""
+    ui = ChatUI(make_service(store, guard, upstream, profile="kimi-k2.5"))
+    upstream.push(Script(reasoning=["Step one. ", "Step two. "], answer=["Done ", "and ", "dusted."]))
+    views = await turn(ui, "Think about it", UIState(), THINKING)
+    streaming = [m for v in views[:-1] for m in v.history[1:]]
+    assert any("Done" in m["content"] for m in streaming)  # the answer was streamed before it settled
+    assert not any("copy-source" in m["content"] for m in streaming)
+    thought, answer = views[-1].history[1:]
+    assert (copied(thought), copied(answer)) == ("Step one. Step two. ", "Done and dusted.")
+    assert copied(views[-1].history[0]) == "Think about it"  # the user's own message has it from the start
+
+
 async def test_thinking_choice_is_ignored_when_the_model_cannot_think(store, guard, upstream) -> None:
     ui = ChatUI(make_service(store, guard, upstream, profile="smollm2-cpu"))
     await turn(ui, "Hi", UIState(), THINKING)

@@ -55,14 +55,16 @@ class ChatPainter:
     def __init__(self, markdown: ChatMarkdown) -> None:
         self.markdown = markdown
 
-    def text(self, role: str, text: str) -> Message:
-        return {"role": role, "content": self.copyable(text)}
+    def text(self, role: str, text: str, *, settled: bool = True) -> Message:
+        """A message; one still streaming has no copy button yet (see `copyable`)."""
+        return {"role": role, "content": self.copyable(text) if settled else self.markdown.render(text)}
 
     def copyable(self, text: str) -> str:
         """The text as HTML, with a copy button that copies the text itself (the markdown as it passed the
         rails), not the HTML the Chatbot holds. Gradio's click handler for ``copy_code_button`` copies its
         parent's rendered text: the source sits there, escaped, rendered but out of sight and hidden from
-        screen readers (they read the message itself)."""
+        screen readers (they read the message itself). The source doubles a message's size, and a streaming
+        message is sent whole again for every word, so it is added once the message is settled."""
         source = f'<span class="copy-source" aria-hidden="true">{html.escape(text)}</span>'
         return f'{self.markdown.render(text)}<div class="message-copy">{COPY_BUTTON}{source}</div>'
 
@@ -79,7 +81,7 @@ class ChatPainter:
         metadata: dict[str, Any] = {"title": title, "status": "done" if done else "pending"}
         if seconds is not None:
             metadata["duration"] = round(seconds, 1)
-        return {"role": "assistant", "content": self.copyable(text), "metadata": metadata}
+        return {**self.text("assistant", text, settled=done), "metadata": metadata}
 
     def user_turn(self, text: str, files: list[str]) -> list[Message]:
         """What the user just sent: their images (as files) and their text."""

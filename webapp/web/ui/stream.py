@@ -56,7 +56,7 @@ class TurnRenderer:
                 self.painter.reasoning(self.reasoning, title=title, done=finished, seconds=self.reasoning_s)
             )
         if self.answer:
-            history.append(self.painter.text("assistant", self.answer))
+            history.append(self.painter.text("assistant", self.answer, settled=done))
         if self.closing is not None:
             history.append(self.closing)
         return TurnView(history, self.meter, done)
