@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 from pathlib import Path
 
 import gradio as gr
@@ -23,7 +24,7 @@ from webapp.web.ui.layout import THINKING, build_chat_layout
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.render import ChatPainter, Message, header_html
 from webapp.web.ui.state import UIState, nobody, read_files
-from webapp.web.ui.stream import TurnRenderer, TurnView
+from webapp.web.ui.stream import TurnRenderer, TurnView, ready_batches
 from webapp.web.ui.tabs import ExtraTab
 from webapp.web.uploads import UploadLedger, is_upload
 
@@ -60,7 +61,9 @@ class ChatUI:
 
     # -- turns (no Gradio types in or out) ------------------------------------------------------------------
 
-    async def turn(self, text: str, files: list[str], state: UIState, mode: str) -> AsyncIterator[TurnView]:
+    async def turn(
+        self, text: str, files: list[str], state: UIState, mode: str
+    ) -> AsyncGenerator[TurnView, None]:
         state.owner = state.owner or nobody()
         before = [*self.stored_history(state), *self.painter.user_turn(text, files)]
         request = TurnRequest(
@@ -71,10 +74,11 @@ class ChatUI:
             images=read_files(files),
             mode=self.mode_of(mode),
         )
-        async for view in self._run(request, TurnRenderer(state, self.painter, before)):
-            yield view
+        async with aclosing(self._run(request, TurnRenderer(state, self.painter, before))) as views:
+            async for view in views:
+                yield view
 
-    async def retry(self, state: UIState, mode: str) -> AsyncIterator[TurnView]:
+    async def retry(self, state: UIState, mode: str) -> AsyncGenerator[TurnView, None]:
         """Answer the chat's newest message again; the answer it replaces stays stored for reviewers."""
         parts = self.service.sessions.transcript(state.owner, state.session_id) or []
         before = self.painter.stored(_without_last_answer(parts))
@@ -86,30 +90,31 @@ class ChatUI:
             mode=self.mode_of(mode),
             retry=True,
         )
-        async for view in self._run(request, TurnRenderer(state, self.painter, before)):
-            yield view
-
-    async def _run(self, request: TurnRequest, renderer: TurnRenderer) -> AsyncIterator[TurnView]:
-        try:
-            async for event in self.service.run_turn(request):
-                view = renderer.apply(event)
+        async with aclosing(self._run(request, TurnRenderer(state, self.painter, before))) as views:
+            async for view in views:
                 yield view
-                if view.done:
-                    return
+
+    async def _run(self, request: TurnRequest, renderer: TurnRenderer) -> AsyncGenerator[TurnView, None]:
+        try:
+            # One view per batch of events that are ready, not per event (see ready_batches).
+            async with aclosing(ready_batches(self.service.run_turn(request))) as batches:
+                async for events in batches:
+                    yield renderer.apply(events)
         except InputError as exc:
             yield renderer.fail(str(exc))
 
     async def browser_turn(
         self, text: str, files: list[str], state: UIState, mode: str, *, browser: str | None
-    ) -> AsyncIterator[TurnView]:
+    ) -> AsyncGenerator[TurnView, None]:
         """A turn from an event payload: files only if this browser uploaded them to this app (an event can
         name any path; see webapp/web/uploads.py)."""
         if files and not all(self._uploaded_by(browser, f) for f in files):
             renderer = TurnRenderer(state, self.painter, self.stored_history(state))
             yield renderer.fail("Files must be uploaded through this page.")
             return
-        async for view in self.turn(text, files, state, mode):
-            yield view
+        async with aclosing(self.turn(text, files, state, mode)) as views:
+            async for view in views:
+                yield view
 
     def _uploaded_by(self, browser: str | None, path: str) -> bool:
         upload_dir = self.upload_dir

@@ -6,8 +6,11 @@ what this turn added; text is kept raw and rendered at each view, so a link is j
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from webapp.turn.events import (
     AnswerDelta,
@@ -21,6 +24,8 @@ from webapp.turn.events import (
 )
 from webapp.web.ui.render import ChatPainter, Message, context_meter, thought_title
 from webapp.web.ui.state import UIState
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,15 @@ class TurnRenderer:
             history.append(self.closing)
         return TurnView(history, self.meter, done)
 
-    def apply(self, event: TurnEvent) -> TurnView:
-        """Fold one event in and return the view to show."""
+    def apply(self, events: Sequence[TurnEvent]) -> TurnView:
+        """Fold events in and return the one view that shows them all."""
+        for event in events:
+            if isinstance(event, TurnDone):  # a turn's last event
+                return self._done(event)
+            self._fold(event)
+        return self.view()
+
+    def _fold(self, event: TurnEvent) -> None:
         if isinstance(event, SessionReady):
             self.state.session_id = event.session_id
         elif isinstance(event, ContextInfo):
@@ -77,9 +89,6 @@ class TurnRenderer:
             self.answer += event.text
         elif isinstance(event, Retract):
             self.reasoning, self.answer = None, ""
-        elif isinstance(event, TurnDone):
-            return self._done(event)
-        return self.view()
 
     def fail(self, message: str) -> TurnView:
         self.closing = self.painter.notice("error", message)
@@ -93,3 +102,58 @@ class TurnRenderer:
         if done.status != "complete":
             self.closing = self.painter.notice(done.kind, done.message or "The answer was stopped.")
         return self.view(done=True)
+
+
+async def ready_batches(events: AsyncIterator[T]) -> AsyncGenerator[list[T], None]:
+    """The events in batches: the next one as soon as it comes, with all that came while the consumer was
+    busy with the batch before. Nothing waits to fill a batch.
+
+    Gradio's cost is per yield, not per word (the whole chat post-processed, diffed and sent): when it falls
+    behind the model under load, one yield carries every word that passed meanwhile instead of a queue of
+    yields, each a word late. The events are read by a task of their own; closing this generator early (Stop,
+    a closed page) cancels that task once and waits for its clean-up, so the answer is stored as interrupted
+    before the handler returns (as the API does on a disconnect).
+    """
+    queue: asyncio.Queue[_Item[T]] = asyncio.Queue()
+    reader = asyncio.ensure_future(_read_into(events, queue))
+    try:
+        while True:
+            items = [await queue.get()]
+            while not queue.empty():
+                items.append(queue.get_nowait())
+            batch = [item.event for item in items if isinstance(item, _Event)]
+            if batch:
+                yield batch
+            last = items[-1]
+            if isinstance(last, _Failed):
+                raise last.error
+            if last is _END:
+                return
+    finally:
+        if not reader.done():
+            reader.cancel()
+        await asyncio.wait({reader})
+
+
+@dataclass(frozen=True)
+class _Event(Generic[T]):
+    event: T
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: Exception
+
+
+_END = object()
+_Item = _Event[T] | _Failed | object
+
+
+async def _read_into(events: AsyncIterator[T], queue: asyncio.Queue[_Item[T]]) -> None:
+    try:
+        async for event in events:
+            queue.put_nowait(_Event(event))
+    except Exception as exc:  # raised again by the consumer, in its own task
+        queue.put_nowait(_Failed(exc))
+        return
+    queue.put_nowait(_END)

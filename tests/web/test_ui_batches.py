@@ -1,0 +1,89 @@
+"""The UI shows one view per batch of ready events: what came while it was busy arrives together, nothing waits
+for a batch to fill, and closing the view early stops the turn and waits for its clean-up."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+
+import pytest
+
+from tests.support.scripted_upstream import Script
+from tests.support.service import make_service
+from webapp.web.ui import INSTANT, ChatUI, UIState
+from webapp.web.ui.stream import ready_batches
+
+
+async def test_events_that_came_while_the_consumer_was_busy_arrive_in_one_batch() -> None:
+    gate = asyncio.Event()
+
+    async def events() -> AsyncGenerator[str, None]:
+        yield "a"  # comes alone: the consumer is waiting for it
+        await gate.wait()
+        for word in ("b", "c", "d"):
+            yield word
+
+    batches = []
+    async with aclosing(ready_batches(events())) as ready:
+        async for batch in ready:
+            batches.append(batch)
+            if batch == ["a"]:
+                gate.set()
+                for _ in range(5):  # busy (Gradio post-processing a view) while b, c, d come
+                    await asyncio.sleep(0)
+    assert batches == [["a"], ["b", "c", "d"]]
+
+
+async def test_an_error_of_the_events_is_raised_to_the_consumer() -> None:
+    async def events() -> AsyncGenerator[str, None]:
+        yield "a"
+        raise ValueError("bad input")
+
+    seen = []
+    with pytest.raises(ValueError, match="bad input"):
+        async for batch in ready_batches(events()):
+            seen += batch
+    assert seen == ["a"]
+
+
+async def test_closing_early_cancels_the_events_once_and_waits_for_their_clean_up() -> None:
+    cleaned = asyncio.Event()
+
+    async def events() -> AsyncGenerator[str, None]:
+        try:
+            yield "a"
+            await asyncio.Event().wait()  # an answer still streaming
+        finally:
+            await asyncio.sleep(0)  # clean-up that awaits, like storing the answer as interrupted
+            cleaned.set()
+
+    async with aclosing(ready_batches(events())) as ready:
+        assert await anext(ready) == ["a"]
+    assert cleaned.is_set()  # before the close returned
+
+
+@pytest.mark.parametrize("stop", ["cancel", "close"])
+async def test_stopping_a_ui_turn_stores_the_answer_as_interrupted(store, guard, upstream, stop) -> None:
+    """Gradio's Stop cancels the task running the turn; a closed page closes its generator."""
+    ui = ChatUI(make_service(store, guard, upstream))
+    upstream.push(Script(answer=["Once upon a time. "], endless=True, delay_s=0.01))
+    state = UIState()
+    shown = asyncio.Event()
+
+    async def run() -> None:
+        async with aclosing(ui.turn("Tell me a story", [], state, INSTANT)) as views:
+            async for view in views:
+                if any("Once" in str(m["content"]) for m in view.history):
+                    shown.set()
+                    if stop == "close":
+                        return
+
+    task = asyncio.ensure_future(run())
+    await shown.wait()
+    if stop == "cancel":
+        task.cancel()
+    await asyncio.wait({task})
+    answer = store.messages(state.session_id)[-1]
+    assert (answer.role, answer.status) == ("assistant", "interrupted")
+    assert answer.content.startswith("Once upon a time.")
