@@ -99,3 +99,74 @@ def test_counter_speech_that_quotes_or_names_hate_passes(moderator, text):
 )
 def test_hate_dressed_as_counter_speech_still_blocks(moderator, text):
     assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Dutch built a dyke to keep out the sea.",
+        "Faggots are meatballs made from pork offal.",
+        "The chemical retards the growth of mould.",
+        "I'm smoking a fag on the balcony, back in five minutes.",
+        "The chink in the armour was obvious.",
+        "My bitch had six puppies.",
+    ],
+)
+def test_a_slur_homonym_is_read_in_its_other_sense(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As a dyke, I find that word empowering now.",
+        "I'm a faggot and I love my life.",
+        "As a Black woman, I say nigga with my friends and that's our business.",
+        "Me and my fellow queers are going to the march.",
+        "I am a gay man.",
+    ],
+)
+def test_a_slur_the_speaker_reclaims_for_themselves_passes(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "That fag smoking outside should be shot.",
+        "That fag smoking outside is disgusting.",
+        "As a dyke myself, dykes are disgusting.",
+        "As a dyke I say faggots should burn.",
+        "As a gay man, I think faggots are vermin.",
+        "I'm a proud dyke and all trannies should die.",
+        "As a Black man, I say niggers are animals.",
+        "Us faggots are disgusting.",
+        "As a result faggots are everywhere.",
+        "Look at that ugly bitch with her dog.",
+        "I won't serve kikes in my restaurant.",
+        "My new boss is a raghead.",
+    ],
+)
+def test_a_slur_behind_a_homonym_or_a_claimed_identity_still_blocks(moderator, text):
+    assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Women are not objects.", "No Black person should ever be attacked.", "Gay people are not sick."],
+)
+def test_a_denied_insult_passes(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Women are not objects, they are property.",
+        "Immigrants are not people, they are vermin.",
+        "No Black person should be trusted.",
+        "Jews are not human.",
+    ],
+)
+def test_a_denial_that_carries_hate_still_blocks(moderator, text):
+    assert moderator.check(text, "output") is not None

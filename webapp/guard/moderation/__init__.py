@@ -35,6 +35,7 @@ from webapp.guard.moderation.guardmodel import (
 from webapp.guard.moderation.patterns import CategoryRule, ContextRules, compile_lexicon, expand, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticConfig, SemanticTier
+from webapp.guard.moderation.senses import Senses
 from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
 from webapp.guard.verdicts import Stage
 
@@ -69,6 +70,7 @@ class ModerationConfig:
     lexicon: Mapping[str, str] = field(default_factory=dict)
     substitutions: Mapping[str, str] = field(default_factory=dict)
     context: Mapping[str, Any] = field(default_factory=dict)
+    senses: Senses = field(default_factory=Senses)
     semantic: SemanticConfig = field(default_factory=lambda: SemanticConfig(enabled=False))
     load_timeout_s: float = 60.0  # a check waits this long for the embedding model at start, then refuses
 
@@ -93,6 +95,7 @@ class ModerationConfig:
                 for k, v in {**(data.get("substitutions") or {}), **(data.get("idioms") or {})}.items()
             },
             context=data.get("context", {}) or {},
+            senses=Senses.from_mapping(data.get("senses"), lambda pattern: expand(pattern, lexicon)),
             semantic=SemanticConfig.from_mapping(data.get("semantic") or {"enabled": False}),
             load_timeout_s=float(data.get("load_timeout_s", 60.0)),
         )
@@ -141,7 +144,8 @@ class Moderator:
             templates = (
                 (rails_dir or Path(".")) / config.semantic.templates if config.semantic.templates else None
             )
-            self._speller = _build_speller(examples, templates)
+            keep = re.compile(config.lexicon["group"]) if "group" in config.lexicon else None
+            self._speller = _build_speller(examples, templates, keep)
             # Lazy but warmed: the model loads in the background from now on, not on the first chat. Not a
             # daemon: a process that exits during the load waits for it, instead of killing onnxruntime's
             # threads mid-run (which aborts the process: "terminate called without an active exception").
@@ -170,7 +174,7 @@ class Moderator:
         for rule in rules:
             if rule.raw_text and rule.matches(normal):
                 return ModerationFinding(rule.name, rule.reason)
-        units = split_units(normal, self._group)
+        units = self._units(normal)
         for unit in units:
             finding = self._judge_unit(unit, stage, rules)
             if finding is not None:
@@ -211,7 +215,11 @@ class Moderator:
         """A "1" inside a word is read as "i" first ("k1ll"); "b1ack" needs the "l" reading too."""
         if not _DIGIT_ONE_IN_WORD.search(text):
             return []
-        return [split_units(self._normalise(text, one_as="l"), self._group)]
+        return [self._units(self._normalise(text, one_as="l"))]
+
+    def _units(self, normal: str) -> list[Unit]:
+        """Sentences and clauses, each with its slurs read in the sense the unit gives them (senses.py)."""
+        return self.config.senses.read_units(split_units(normal, self._group))
 
     def _normalise(self, text: str, *, one_as: str = "i") -> str:
         normal = normalise(text, self.config.substitutions, one_as=one_as)
@@ -249,13 +257,15 @@ def _choice(value: object, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
-def _build_speller(examples: Path, templates: Path | None) -> Speller | None:
+def _build_speller(
+    examples: Path, templates: Path | None, keep: re.Pattern[str] | None = None
+) -> Speller | None:
     """The harm vocabulary of the examples against MiniLM's dictionary; None (no spelling repair, the
     other tiers still run) if the dictionary cannot be read."""
     try:
         corpus = load_example_file(examples) + (load_templates(templates, "train") if templates else [])
         known, targets = vocabulary(corpus)
-        return Speller(known | dictionary_words(), targets)
+        return Speller(known | dictionary_words(), targets, keep)
     except Exception as exc:  # a missing wheel must not stop the rules and profanity tiers
         log.error("moderation spelling repair is off: %s: %s", type(exc).__name__, exc)
         return None

@@ -29,6 +29,9 @@ _MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|the
 _NEXT_CLAUSE = re.compile(
     r",?\s+(?:and|so|because|plus|while)\s+(?=(?:i|we|you|they|he|she|all|every)\b)|[,;]\s+"
 )
+_NEW_SUBJECT = re.compile(
+    r"[,;:]\s*(?:and\s+|but\s+|so\s+)?(?=(?:they|them|these|those|he|she|it|we|you|all of them)\b)"
+)
 NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
 
 
@@ -87,6 +90,8 @@ class CategoryRule:
                 if self.negation_allowed or negation is None:
                     return True
                 context = text[max(0, match.start() - NEGATION_LOOKBACK) : match.end()]
+                # "Immigrants are not people, they are vermin": the "not" belongs to the first clause
+                context = _NEW_SUBJECT.split(context)[-1]
                 if not negation.search(context):
                     return True
         return False
@@ -102,6 +107,8 @@ class ContextRules:
     denial: re.Pattern[str]  # the unit opens by denying what follows ("It's not true that", "I don't think")
     # the speaker agrees with what they frame ("... and they are right", "It's not hate speech to say"): no excuse
     endorsement: re.Pattern[str] = re.compile("(?!)")
+    # a negation right before an insult ("are not objects", "never criminals"): the unit denies the insult
+    insult_denial: re.Pattern[str] = re.compile("(?!)")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -114,6 +121,7 @@ class ContextRules:
             alternatives("condemnation"),
             alternatives("denial"),
             alternatives("endorsement"),
+            alternatives("insult_denial"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -130,6 +138,10 @@ class ContextRules:
         """One clause that opens by denying itself ("I don't think women are stupid"). A second clause
         ("I don't think you should live, so kill yourself") is judged as if there were no denial."""
         return bool(self.denial.search(text)) and not _MORE_CLAUSES.search(text)
+
+    def denies_insult(self, text: str) -> bool:
+        """One clause that denies an insult ("Women are not objects"); a second clause is judged as usual."""
+        return bool(self.insult_denial.search(text)) and not _MORE_CLAUSES.search(text)
 
     def is_negated(self, text: str) -> bool:
         return bool(self.negation.search(text))

@@ -191,6 +191,8 @@ class SemanticTier:
         for text, (probability, category), denial in zip(texts, own, denials, strict=True):
             if denial and next(flipped)[0] > probability - self.config.denial_margin:
                 continue  # negation did not make it clearly worse: it may deny harm, leave it to the rules
+            if denial and self._context.denies_insult(text):
+                continue  # "Women are not objects": the embedding barely sees the "not"; the rules judge it
             if probability >= self.config.threshold and self._anchored(category, text):
                 return category
         return None

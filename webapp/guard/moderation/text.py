@@ -93,16 +93,19 @@ class Speller:
     exactly one harm word is one edit away: "skill", "pkill" and typos of ordinary words stay as written.
     """
 
-    def __init__(self, known: frozenset[str], targets: frozenset[str]) -> None:
+    def __init__(
+        self, known: frozenset[str], targets: frozenset[str], keep: re.Pattern[str] | None = None
+    ) -> None:
         self._known = known | targets
         self._targets = targets
+        self._keep = keep  # words never corrected: a group's name or a slur is meant as written ("fag")
 
     def __call__(self, text: str) -> str:
         return _WORD.sub(lambda m: self._correct(m.group(0)), text)
 
     @functools.lru_cache(maxsize=8192)  # noqa: B019 - one speller per rails config, kept for the process
     def _correct(self, word: str) -> str:
-        if word in self._known:
+        if word in self._known or (self._keep is not None and self._keep.fullmatch(word)):
             return word
         candidates = _one_edit(word) & self._targets
         if len(candidates) == 1:
