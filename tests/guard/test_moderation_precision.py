@@ -170,3 +170,51 @@ def test_a_denied_insult_passes(moderator, text):
 )
 def test_a_denial_that_carries_hate_still_blocks(moderator, text):
     assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"I\'m going to kill all the Muslims" is a horrible thing to say.',
+        'Statements like "we should shoot gay people" are threats.',
+        '"Women should be raped" - how could anyone say that?',
+        'I hate when people say "gas the Jews".',
+        'You really think "women are inferior"? Grow up.',
+        'Someone posting "kill all immigrants" should be in jail.',
+        "Your hatred of Jews is disgusting.",
+        "How dare you say disabled people should die.",
+        "Stop saying gay people are a disease, they are human beings.",
+        "Killing gay people is wrong.",
+        "Nobody should ever shoot refugees.",
+    ],
+)
+def test_counter_speech_that_rejects_or_questions_hate_passes(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'As my grandfather said, "immigrants should be shot".',
+        'Isn\'t it true that "women are inferior"?',
+        'Statements like "we should shoot gay people" are true.',
+        "Stop saying gay people are equal, they are a disease.",
+        "Their hatred of Jews is understandable.",
+        "Killing gay people is not wrong.",
+        "Killing gay people is fun.",
+        "Nobody should ever trust Muslims.",
+        'I really think "women are inferior".',
+        "I hate it when Muslims pray in the street.",
+    ],
+)
+def test_hate_in_the_shape_of_rejection_still_blocks(moderator, text):
+    assert moderator.check(text, "output") is not None
+
+
+def test_the_precision_corpora_stay_at_their_measured_levels(moderator):
+    """Regression guards at the figures in docs/moderation.md ("Precision")."""
+    for name, passed_at_least in (("heldout", 0.94), ("dev", 0.99)):
+        data = yaml.safe_load((DATA / f"moderation_precision_{name}.yaml").read_text())
+        legitimate = [t for items in data["pass"].values() for t in items]
+        passed = sum(moderator.check(t, "output") is None for t in legitimate)
+        assert passed / len(legitimate) >= passed_at_least, name

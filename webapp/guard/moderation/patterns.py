@@ -84,9 +84,12 @@ class CategoryRule:
     def applies_to(self, stage: Stage) -> bool:
         return stage in self.stages
 
-    def matches(self, text: str, negation: re.Pattern[str] | None = None) -> bool:
+    def matches(self, text: str, negation: re.Pattern[str] | None = None, *, after: int = 0) -> bool:
+        """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset."""
         for pattern in self.patterns:
             for match in pattern.finditer(text):
+                if match.end() <= after:
+                    continue
                 if self.negation_allowed or negation is None:
                     return True
                 context = text[max(0, match.start() - NEGATION_LOOKBACK) : match.end()]
@@ -149,20 +152,31 @@ class ContextRules:
 
 def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules) -> CategoryRule | None:
     """The first rule a unit breaks. Counter-speech is judged on its own words, not on what it quotes; a
-    clause of its own that neither quotes nor frames anything is judged as if it stood alone."""
+    later clause of its own that neither quotes nor frames anything is not covered by the excuse."""
     if context.is_counter_speech(unit):
-        for clause in _NEXT_CLAUSE.split(unit.text)[1:] if not unit.quotes else ():
-            if not context.frames.search(clause) and (hit := _rule_for(rules, clause, context)) is not None:
-                return hit
-        return None
+        return None if unit.quotes else _rule_after_frame(rules, unit.text, context)
     return _rule_for(rules, unit.text, context)
 
 
-def _rule_for(rules: Sequence[CategoryRule], text: str, context: ContextRules) -> CategoryRule | None:
+def _rule_after_frame(rules: Sequence[CategoryRule], text: str, context: ContextRules) -> CategoryRule | None:
+    """A clause with its own subject after the condemning one ("I hate racists and I hate X even more",
+    "Stop saying X are equal, they are a disease") is judged together with what came before it (so "they"
+    still points at X), but only a match that reaches into it counts."""
+    for boundary in _NEXT_CLAUSE.finditer(text):
+        if not context.frames.search(text[boundary.end() :]):
+            hit = _rule_for(rules, text, context, after=boundary.end())
+            if hit is not None:
+                return hit
+    return None
+
+
+def _rule_for(
+    rules: Sequence[CategoryRule], text: str, context: ContextRules, *, after: int = 0
+) -> CategoryRule | None:
     denied = context.is_denied(text)  # only rules written for negated hate still apply
     for rule in rules:
         if rule.raw_text or (denied and not rule.negation_allowed):
             continue
-        if rule.matches(text, context.negation):
+        if rule.matches(text, context.negation, after=after):
             return rule
     return None
