@@ -218,3 +218,33 @@ def test_the_precision_corpora_stay_at_their_measured_levels(moderator):
         legitimate = [t for items in data["pass"].values() for t in items]
         passed = sum(moderator.check(t, "output") is None for t in legitimate)
         assert passed / len(legitimate) >= passed_at_least, name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Are you fucking kidding me?",
+        "She is a fucking genius.",
+        "You did a fucking great job.",
+        'Saying "fuck all Muslims" is disgusting.',
+        "I fucking hate people who abuse Muslims.",
+    ],
+)
+def test_swearing_near_a_person_but_not_at_them_passes(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You are a fucking disgrace.",
+        "You are fucking pathetic.",
+        "He's a piece of shit.",
+        "Shut the fuck up.",
+        "Fuck you and your shitty opinions.",
+        "What the fuck do you want, you dumb cow?",
+        "I hate people who are Muslim.",
+    ],
+)
+def test_swearing_at_a_person_still_blocks(moderator, text):
+    assert moderator.check(text, "output") is not None

@@ -139,7 +139,14 @@ class Moderator:
                 category: re.compile(expand(pattern, config.lexicon))
                 for category, pattern in config.semantic.anchors.items()
             }
-            self._semantic = SemanticTier(config.semantic, self._context, gate, anchors)
+            swearing = config.semantic.swearing
+            self._semantic = SemanticTier(
+                config.semantic,
+                self._context,
+                gate,
+                anchors,
+                re.compile(expand(swearing, config.lexicon)) if swearing else None,
+            )
             examples = (rails_dir or Path(".")) / config.semantic.examples
             templates = (
                 (rails_dir or Path(".")) / config.semantic.templates if config.semantic.templates else None
@@ -195,7 +202,14 @@ class Moderator:
                 return self._verdicts[key]
         hit = first_match(rules, unit, self._context)
         finding = ModerationFinding(hit.name, hit.reason) if hit is not None else None
-        if finding is None and self._scorer is not None and not self._context.is_denied(unit.text):
+        if (
+            finding is None
+            and self._scorer is not None
+            and not self._context.is_denied(unit.text)
+            and not self._context.is_counter_speech(
+                unit
+            )  # "Saying 'fuck all X' is vile" condemns the swearing
+        ):
             finding = self._profanity_finding(unit, stage)
         with self._verdicts_lock:
             self._verdicts[key] = finding

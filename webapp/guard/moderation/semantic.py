@@ -66,6 +66,7 @@ class SemanticConfig:
     # category -> regex (lexicon names allowed) a unit must match for this tier to block it in that category
     # on its own: hate names a group (or a pronoun for one), incitement to self-harm names the harm.
     anchors: Mapping[str, str] = field(default_factory=dict)
+    swearing: str = ""  # regex (lexicon names allowed): words taken out before a unit is embedded
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
@@ -146,6 +147,7 @@ class SemanticTier:
         context: ContextRules,
         gate: re.Pattern[str] | None,
         anchors: Mapping[str, re.Pattern[str]] | None = None,
+        swearing: re.Pattern[str] | None = None,
     ) -> None:
         self.config = config
         self._context = context
@@ -153,6 +155,7 @@ class SemanticTier:
         # An embedding sees "You can do it, I believe in you" near "you should end it": a block on the
         # classifier's word alone needs the unit to name what its category is about.
         self._anchors = dict(anchors or {})
+        self._swearing = swearing
         self._classifier: SemanticClassifier | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
@@ -184,7 +187,9 @@ class SemanticTier:
             return None
         classifier = self.wait_ready(timeout_s)
         # "they are all thieves" after "I've met immigrants": judged as written, and with "they" resolved.
-        texts = [t for u in candidates for t in dict.fromkeys((u.plain, u.text))]
+        texts = [
+            t for u in candidates for t in dict.fromkeys((self._unsworn(u.plain), self._unsworn(u.text)))
+        ]
         denials = [unnegate(t) if self._context.is_negated(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
@@ -196,6 +201,11 @@ class SemanticTier:
             if probability >= self.config.threshold and self._anchored(category, text):
                 return category
         return None
+
+    def _unsworn(self, text: str) -> str:
+        """The unit without its swear words: what is said, not how loudly ("Are you fucking kidding me?"
+        sat next to the harassment examples, which swear at "you"); swearing has its own tier."""
+        return " ".join(self._swearing.sub(" ", text).split()) if self._swearing is not None else text
 
     def _anchored(self, category: str, text: str) -> bool:
         anchor = self._anchors.get(category)
