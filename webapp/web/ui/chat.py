@@ -65,7 +65,7 @@ class ChatUI:
         self, text: str, files: list[str], state: UIState, mode: str
     ) -> AsyncGenerator[TurnView, None]:
         state.owner = state.owner or nobody()
-        before = [*self.stored_history(state), *self.painter.user_turn(text, files)]
+        before = [*await self.stored_history_async(state), *self.painter.user_turn(text, files)]
         request = TurnRequest(
             owner=state.owner,
             text=text,
@@ -80,7 +80,7 @@ class ChatUI:
 
     async def retry(self, state: UIState, mode: str) -> AsyncGenerator[TurnView, None]:
         """Answer the chat's newest message again; the answer it replaces stays stored for reviewers."""
-        parts = self.service.sessions.transcript(state.owner, state.session_id) or []
+        parts = await asyncio.to_thread(self.service.sessions.transcript, state.owner, state.session_id) or []
         before = self.painter.stored(_without_last_answer(parts))
         request = TurnRequest(
             owner=state.owner,
@@ -109,7 +109,7 @@ class ChatUI:
         """A turn from an event payload: files only if this browser uploaded them to this app (an event can
         name any path; see webapp/web/uploads.py)."""
         if files and not all(self._uploaded_by(browser, f) for f in files):
-            renderer = TurnRenderer(state, self.painter, self.stored_history(state))
+            renderer = TurnRenderer(state, self.painter, await self.stored_history_async(state))
             yield renderer.fail("Files must be uploaded through this page.")
             return
         async with aclosing(self.turn(text, files, state, mode)) as views:
@@ -130,15 +130,23 @@ class ChatUI:
         parts = self.service.sessions.transcript(state.owner, state.session_id)
         return self.painter.stored(parts or [])
 
+    async def stored_history_async(self, state: UIState) -> list[Message]:
+        """`stored_history` off the event loop: a long chat's transcript (images included) read on it would
+        stall every other stream."""
+        return await asyncio.to_thread(self.stored_history, state) if state.session_id else []
+
     async def settled_history(
         self, state: UIState, *, timeout_s: float = 5.0, poll_s: float = 0.1
     ) -> list[Message]:
         """The open chat once a stopped answer has been stored with its status (the cancelled turn stores it
         in its clean-up, which may finish after the Stop event starts), so Stop shows what a reload shows."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and self.service.sessions.answering(state.owner, state.session_id):
+        answering = self.service.sessions.answering
+        while time.monotonic() < deadline and await asyncio.to_thread(
+            answering, state.owner, state.session_id
+        ):
             await asyncio.sleep(poll_s)
-        return self.stored_history(state)
+        return await self.stored_history_async(state)
 
     def session_choices(self, owner: str, query: str = "") -> list[tuple[str, str]]:
         sessions = self.service.sessions.recent(owner, query=query)
