@@ -310,15 +310,15 @@ class ChatService:
         first_text = request.history[0].content if request.history else request.text
         fallback = "Image chat" if request.images or request.image_urls else "Untitled"
         title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
-        session_id = await asyncio.to_thread(
-            self.store.create_session,
-            owner=request.owner,
-            client=request.client,
-            model=self.served_model,
-            title=title,
-        )
-        await asyncio.to_thread(store_history, self.store, session_id, request, blocked=history_block)
-        return session_id, history_block
+
+        def create() -> str:  # one thread hand-off for the session and the history it starts with
+            session_id = self.store.create_session(
+                owner=request.owner, client=request.client, model=self.served_model, title=title
+            )
+            store_history(self.store, session_id, request, blocked=history_block)
+            return session_id
+
+        return await asyncio.to_thread(create), history_block
 
     def _check_history_size(self, request: TurnRequest) -> None:
         """Resent history is bounded like a message: rails and storage read all of it before the model."""
