@@ -248,3 +248,27 @@ def test_swearing_near_a_person_but_not_at_them_passes(moderator, text):
 )
 def test_swearing_at_a_person_still_blocks(moderator, text):
     assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u2018Muslims are scum\u2019 is a disgusting thing to say.",
+        "'Muslims are scum' is a disgusting thing to say.",
+        '"Women are vermin" is a really hurtful thing to post.',
+    ],
+)
+def test_a_quote_called_disgusting_passes_in_any_quote_marks(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "'Muslims are scum' is a true thing to say.",
+        "Muslims are scum, is a thing to say.",
+        "'Muslims are scum' and that's not a disgusting thing to say.",
+    ],
+)
+def test_a_quote_called_anything_but_wrong_still_blocks(moderator, text):
+    assert moderator.check(text, "output") is not None

@@ -32,7 +32,9 @@ _DOTTED = re.compile(r"\b(?:[a-z][.\-_*~]){2,}[a-z]\b")  # "k.i.l.l", "k-i-l-l"
 
 def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i") -> str:
     """Lower case with common obfuscations undone; keeps punctuation so units can still be found."""
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower().replace("’", "'")
+    text = (
+        unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower().replace("’", "'").replace("‘", "'")
+    )
     text = text.translate(_HOMOGLYPHS)
     text = _DOTTED.sub(lambda m: re.sub(r"[.\-_*~]", "", m.group(0)), text)
     leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
