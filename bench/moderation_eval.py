@@ -85,8 +85,12 @@ def _expanded(template: str, groups: list[dict[str, str]]) -> list[str]:
     """A corpus line with ``{group}``/``{one}`` once per group (as written when it names none)."""
     if not re.search(r"\{(group|one)\}", template):
         return [template]
-    texts = [re.sub(r"\{(group|one)\}", lambda m, g=g: g[m.group(1)], template) for g in groups]
+    texts = [_fill(template, group) for group in groups]
     return [t[0].upper() + t[1:] for t in texts]
+
+
+def _fill(template: str, group: dict[str, str]) -> str:
+    return re.sub(r"\{(group|one)\}", lambda m: group[m.group(1)], template)
 
 
 def build_moderator() -> Moderator:

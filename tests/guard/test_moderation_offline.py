@@ -112,8 +112,8 @@ def test_corpora_stay_at_their_measured_levels(moderator):
     heldout_blocked, heldout_passed = rates(moderator, DATA / "moderation_heldout.yaml")
     templates_blocked, templates_passed = template_rates(moderator, "heldout")
     dev_blocked, dev_passed = rates(moderator, DATA / "moderation_dev.yaml")
-    assert heldout_blocked >= 0.84 and heldout_passed >= 0.95
-    assert templates_blocked >= 0.75 and templates_passed >= 0.95
+    assert heldout_blocked >= 0.82 and heldout_passed >= 0.95
+    assert templates_blocked >= 0.92 and templates_passed >= 0.95
     assert dev_blocked >= 0.97 and dev_passed >= 0.95
 
 
@@ -172,7 +172,7 @@ def test_denials_and_reports_of_hate_pass(moderator, text):
 
 def test_spelling_repair_touches_only_unknown_words_near_one_harm_word():
     speller = Speller(
-        frozenset({"skill", "use", "and", "the", "women", "hate"}), frozenset({"kill", "women"})
+        frozenset({"skill", "use", "and", "the", "women", "hate"}), frozenset({"kill", "women", "hate"})
     )
     assert speller("kil the women") == "kill the women"
     assert speller("use skill and kubectl") == "use skill and kubectl"  # known, or no harm word one edit away

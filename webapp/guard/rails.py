@@ -105,6 +105,7 @@ class Guard:
         *,
         model_transport: Any = None,  # an httpx transport, for tests of the model rail
         nemo_runtime: bool = False,
+        cache_dir: Path | None = None,  # the moderation examples' embeddings are kept here between starts
     ) -> Guard:
         config = RailsConfig.from_path(str(rails_dir))
         settings = GuardSettings.from_custom_data(config.custom_data or {}, url_allowlist)
@@ -117,7 +118,7 @@ class Guard:
         )
         checks = RailChecks(
             UrlPolicy(settings.url_allowlist, allow_http=settings.allow_http),
-            Moderator(settings.moderation, rails_dir=rails_dir),
+            Moderator(settings.moderation, rails_dir=rails_dir, cache_dir=cache_dir),
             model,
         )
         rails = LLMRails(config)  # no llm: nothing in our flows asks for one

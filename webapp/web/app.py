@@ -47,7 +47,9 @@ def build_service(
         store.purge_older_than(settings.retention_days)
     return ChatService(
         store=store,
-        guard=Guard.from_dir(settings.rails, url_allowlist=settings.url_allowlist),
+        guard=Guard.from_dir(
+            settings.rails, url_allowlist=settings.url_allowlist, cache_dir=settings.cache_dir
+        ),
         llm=LLMClient(upstream.base_url, upstream.api_key, timeout_s=settings.request_timeout_s),
         profile=profile or get_profile(settings.profile_name),
         served_model=served_model,

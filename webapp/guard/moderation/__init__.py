@@ -115,7 +115,9 @@ class Moderator:
         *,
         rails_dir: Path | None = None,
         encoder: Encoder | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
+        """``cache_dir``: where the examples' embeddings are kept between starts (None: embedded each start)."""
         self.config = config
         self._scorer = (
             scorer if scorer is not None or not config.profanity_enabled else load_profanity_scorer()
@@ -152,13 +154,13 @@ class Moderator:
                 (rails_dir or Path(".")) / config.semantic.templates if config.semantic.templates else None
             )
             keep = re.compile(config.lexicon["group"]) if "group" in config.lexicon else None
-            self._speller = _build_speller(examples, templates, keep)
+            self._speller = _build_speller(examples, templates, config, keep)
             # Lazy but warmed: the model loads in the background from now on, not on the first chat. Not a
             # daemon: a process that exits during the load waits for it, instead of killing onnxruntime's
             # threads mid-run (which aborts the process: "terminate called without an active exception").
             threading.Thread(
                 target=_build_semantic,
-                args=(self._semantic, encoder, examples, templates),
+                args=(self._semantic, encoder, examples, templates, cache_dir),
                 name="moderation-warmup",
             ).start()
 
@@ -186,7 +188,7 @@ class Moderator:
             finding = self._judge_unit(unit, stage, rules)
             if finding is not None:
                 return finding
-        for unit in (u for reading in self._other_readings(text) for u in reading):
+        for unit in (u for reading in self._other_readings(text, normal) for u in reading):
             hit = first_match(rules, unit, self._context)
             if hit is not None:
                 return ModerationFinding(hit.name, hit.reason)
@@ -225,11 +227,16 @@ class Moderator:
         reasons = {r.name: r.reason for r in self.config.categories}
         return ModerationFinding(rule, reasons.get(rule, self.config.profanity_reason))
 
-    def _other_readings(self, text: str) -> list[list[Unit]]:
-        """A "1" inside a word is read as "i" first ("k1ll"); "b1ack" needs the "l" reading too."""
-        if not _DIGIT_ONE_IN_WORD.search(text):
-            return []
-        return [self._units(self._normalise(text, one_as="l"))]
+    def _other_readings(self, text: str, normal: str) -> list[list[Unit]]:
+        """Readings only the rules judge: a "1" inside a word read as "l" ("b1ack"; "i" came first), and
+        dictionary words one slip from a group name or a word of contempt ("I hat wmen")."""
+        readings = []
+        if _DIGIT_ONE_IN_WORD.search(text):
+            readings.append(self._units(self._normalise(text, one_as="l")))
+        alternative = self._speller.alternative(normal) if self._speller is not None else None
+        if alternative is not None:
+            readings.append(self._units(alternative))
+        return readings
 
     def _units(self, normal: str) -> list[Unit]:
         """Sentences and clauses, each with its slurs read in the sense the unit gives them (senses.py)."""
@@ -272,24 +279,69 @@ def _choice(value: object, allowed: tuple[str, ...]) -> str:
 
 
 def _build_speller(
-    examples: Path, templates: Path | None, keep: re.Pattern[str] | None = None
+    examples: Path, templates: Path | None, config: ModerationConfig, keep: re.Pattern[str] | None = None
 ) -> Speller | None:
     """The harm vocabulary of the examples against MiniLM's dictionary; None (no spelling repair, the
     other tiers still run) if the dictionary cannot be read."""
     try:
         corpus = load_example_file(examples) + (load_templates(templates, "train") if templates else [])
         known, targets = vocabulary(corpus)
-        return Speller(known | dictionary_words(), targets, keep)
+        listed = _listed_words(config.lexicon)  # "dishonest", "detest": words the rules name, examples or not
+        core, misreadable = _core_words(targets | listed, config.lexicon)
+        # Every word the rails' own patterns spell ("appalling", "condemned") is a word, never a typo.
+        patterns = re.sub(r"\\[a-z]", " ", str(config.context) + " ".join(config.lexicon.values()))
+        spelled = frozenset(re.findall(r"[a-z]{3,}", patterns))
+        return Speller(
+            known | listed | spelled | dictionary_words(), targets, core, misreadable=misreadable, keep=keep
+        )
     except Exception as exc:  # a missing wheel must not stop the rules and profanity tiers
         log.error("moderation spelling repair is off: %s: %s", type(exc).__name__, exc)
         return None
 
 
+def _listed_words(lexicon: Mapping[str, str]) -> frozenset[str]:
+    """The plain words among the word lists' alternatives ("rats?" gives "rat" and "rats")."""
+    words: set[str] = set()
+    for name in (*_CONTEMPT_LISTS, *_VIOLENCE_LISTS):
+        for alternative in re.split(r"[|()]", lexicon.get(name, "")):
+            plain = alternative.removeprefix("?:")
+            if re.fullmatch(r"[a-z]{3,}s\?", plain):
+                words |= {plain[:-2], plain[:-1]}
+            elif re.fullmatch(r"[a-z]{3,}", plain):
+                words.add(plain)
+    return frozenset(words)
+
+
+def _core_words(words: frozenset[str], lexicon: Mapping[str, str]) -> tuple[set[str], set[str]]:
+    """(the words the rules' word lists name, those of them a dictionary word may be misread as)."""
+    lists = {
+        name: re.compile(f"(?:{lexicon[name]})")
+        for name in (*_CONTEMPT_LISTS, *_VIOLENCE_LISTS)
+        if name in lexicon
+    }
+    core = {w for w in words if any(p.fullmatch(w) for p in lists.values())}
+    misreadable = {w for w in core if any(lists[n].fullmatch(w) for n in _MISREADABLE_LISTS if n in lists)}
+    return core, misreadable
+
+
+_CONTEMPT_LISTS = ("group", "dehumanising", "attribute", "emotion")
+_VIOLENCE_LISTS = ("violent", "person_harm")
+# What a dictionary word may be misread as: a group's name or a verb of hatred ("I hat wmen", "the omen").
+# Not violence ("I bet you" is no beating) and not insults ("money" is no "monkey").
+_MISREADABLE_LISTS = ("group", "emotion")
+
+
 def _build_semantic(
-    tier: SemanticTier, encoder: Encoder | None, examples: Path, templates: Path | None
+    tier: SemanticTier,
+    encoder: Encoder | None,
+    examples: Path,
+    templates: Path | None,
+    cache_dir: Path | None,
 ) -> None:
     try:
-        tier.build(encoder if encoder is not None else shared_encoder(), examples, templates)
+        tier.build(
+            encoder if encoder is not None else shared_encoder(), examples, templates, cache_dir=cache_dir
+        )
     except Exception as exc:  # kept by the tier: every check logs it and refuses
         log.error("the moderation embedding model could not be loaded: %s: %s", type(exc).__name__, exc)
         tier.fail(exc)

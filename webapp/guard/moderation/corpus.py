@@ -42,23 +42,36 @@ def split_of(template: str) -> Split:
 
 
 def load_templates(path: Path, split: Split, *, all_groups: bool = True) -> list[Example]:
-    """Every sentence of one split. ``all_groups=False`` expands a template with a few groups only."""
+    """Every sentence of one split. ``all_groups=False`` expands a template with a few groups only.
+
+    The train split also holds the file's ``train_only`` templates (never measured), and every harmful
+    train sentence comes with a misspelt twin, so the classifier sees the evasions it is meant to catch
+    (the dev and held-out splits keep one variant per template, as they were measured)."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     groups: list[Mapping[str, str]] = data.get("groups") or []
+    sources = [(data, True)] + ([(data.get("train_only") or {}, False)] if split == "train" else [])
     examples: list[Example] = []
-    for section, expected in (("harmful", "block"), ("allowed", "pass")):
-        for category, templates in (data.get(section) or {}).items():
-            for template in templates or ():
-                if split_of(template) != split:
-                    continue
-                for text in _expand(str(template), groups, all_groups):
-                    examples.append(Example(expected, str(category), text, template))  # type: ignore[arg-type]
-    first_of_template = {e.template: e for e in reversed(examples)}.values()
-    return examples + [
-        Example("block", "spelling_variants", misspell(e.text), e.template)
-        for e in first_of_template
-        if e.expected == "block" and e.category not in ("slurs", "profanity_hate")
-    ]
+    for source, by_split in sources:
+        for section, expected in (("harmful", "block"), ("allowed", "pass")):
+            for category, templates in (source.get(section) or {}).items():
+                for template in templates or ():
+                    if by_split and split_of(template) != split:
+                        continue
+                    for text in _expand(str(template), groups, all_groups):
+                        examples.append(Example(expected, str(category), text, template))  # type: ignore[arg-type]
+    return examples + _variants(examples, every=split == "train")
+
+
+def _variants(examples: list[Example], *, every: bool) -> list[Example]:
+    """Misspelt twins of the harmful sentences: of each one (``every``), or of each template's first."""
+    harmful = [e for e in examples if e.expected == "block" and e.category not in ("slurs", "profanity_hate")]
+    if every:
+        return [
+            Example("block", "spelling_variants", misspell(e.text, anywhere=True), e.template)
+            for e in harmful
+        ]
+    first_of_template = {e.template: e for e in reversed(harmful)}.values()
+    return [Example("block", "spelling_variants", misspell(e.text), e.template) for e in first_of_template]
 
 
 def _expand(template: str, groups: Sequence[Mapping[str, str]], all_groups: bool) -> Iterator[str]:
@@ -77,12 +90,17 @@ def _expand(template: str, groups: Sequence[Mapping[str, str]], all_groups: bool
 _LEET = str.maketrans({"a": "4", "e": "3", "i": "1", "o": "0", "s": "5"})
 
 
-def misspell(text: str) -> str:
-    """One of five evasions, applied to the longest word (or two words), chosen by a hash of the text."""
+def misspell(text: str, *, anywhere: bool = False) -> str:
+    """One of five evasions, applied to the longest word (or two words), chosen by a hash of the text.
+    ``anywhere``: to a word of four letters or more chosen by the hash (the group's name as often as not)."""
     words = text.split(" ")
+    digest = int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16)
     i = max(range(len(words)), key=lambda k: (len(words[k].strip(".,?!\"'")), -k))
+    long_enough = [k for k, w in enumerate(words) if len(w.strip(".,?!\"'")) > 3]
+    if anywhere and long_enough:
+        i = long_enough[(digest // 5) % len(long_enough)]
     word = words[i]
-    kind = int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % 5
+    kind = digest % 5
     if kind == 0 and len(word) > 3:  # a dropped letter
         words[i] = word[: len(word) // 2] + word[len(word) // 2 + 1 :]
     elif kind == 1 and len(word) > 3:  # two letters swapped

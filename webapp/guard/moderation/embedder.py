@@ -43,6 +43,8 @@ class MiniLMEncoder:
         import onnxruntime
         from tokenizers import Tokenizer
 
+        self._model_sha256 = expected_sha256
+        self._tokenizer_file = tokenizer_file
         if expected_sha256 is not None and _sha256(model_file) != expected_sha256:
             raise RuntimeError(f"{model_file} does not match its published sha256")
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
@@ -56,6 +58,14 @@ class MiniLMEncoder:
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()  # one run at a time: the warm-up thread and a first check may overlap
+
+    @property
+    def identity(self) -> str | None:
+        """Names the model exactly (the checked hash of its weights, and its tokenizer file), so vectors
+        cached under it stay valid; None when the weights were not checked against a hash."""
+        if self._model_sha256 is None:
+            return None
+        return f"minilm-onnx:{self._model_sha256}:{self._tokenizer_file.name}:{self._tokenizer_file.stat().st_size}"
 
     @classmethod
     def from_packages(cls) -> MiniLMEncoder:
@@ -97,6 +107,10 @@ class CachedEncoder:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.misses = 0  # sentences actually embedded (for tests and the benchmark)
+
+    @property
+    def identity(self) -> str | None:
+        return getattr(self._encoder, "identity", None)
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         with self._lock:

@@ -129,7 +129,10 @@ class ContextRules:
 
     def is_counter_speech(self, unit: Unit) -> bool:
         """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote, and
-        nothing there may agree with what is quoted or framed."""
+        nothing there may agree with what is quoted or framed. A clause judged on its own is excused when
+        the sentence it is part of is counter-speech."""
+        if unit.within is not None and self.is_counter_speech(unit.within):
+            return True
         framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
         return (
             framed

@@ -21,6 +21,8 @@ they carry explicit patterns for negated harm ("you don't deserve to live").
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -35,6 +37,8 @@ from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.text import Unit
+
+log = logging.getLogger(__name__)
 
 ALLOWED = "allowed"
 FIT_BATCH = 64  # example sentences embedded per model run at start
@@ -95,17 +99,22 @@ def load_examples(path: Path, templates: Path | None = None) -> tuple[list[str],
 class SemanticClassifier:
     """Harmful-or-not plus the nearest harmful category, for one unit at a time (batched)."""
 
-    def __init__(self, encoder: Encoder, sentences: Sequence[str], labels: Sequence[str]) -> None:
+    def __init__(
+        self,
+        encoder: Encoder,
+        sentences: Sequence[str],
+        labels: Sequence[str],
+        *,
+        cache_dir: Path | None = None,
+    ) -> None:
         from sklearn.linear_model import LogisticRegression
 
-        lowered = [s.lower() for s in sentences]
-        # In batches: one padded batch of ~1,000 sentences would hold ~500 MB of activations at once.
-        vectors = np.vstack(
-            [encoder.encode(lowered[i : i + FIT_BATCH]) for i in range(0, len(lowered), FIT_BATCH)]
-        )
+        vectors = _example_vectors(encoder, [s.lower() for s in sentences], cache_dir)
         harmful = np.array([label != ALLOWED for label in labels])
         self._encoder = encoder
-        self._model = LogisticRegression(C=10.0, max_iter=5000).fit(vectors, harmful)
+        # Balanced: the harmful side is larger (every harmful train sentence has a misspelt twin), and an
+        # unweighted fit then leans towards blocking plain statements about a group.
+        self._model = LogisticRegression(C=10.0, max_iter=5000, class_weight="balanced").fit(vectors, harmful)
         categories = sorted({label for label in labels if label != ALLOWED})
         self._categories = categories
         centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
@@ -121,11 +130,42 @@ class SemanticClassifier:
         return [(float(p), self._categories[i]) for p, i in zip(probabilities, nearest, strict=True)]
 
 
+def _example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path | None) -> np.ndarray:
+    """The examples' embeddings, from ``cache_dir`` when this encoder embedded these exact sentences before
+    (a restart then skips seconds of CPU), else embedded in batches and saved there for the next start."""
+    identity = getattr(encoder, "identity", None)
+    path = None
+    if cache_dir is not None and identity:
+        digest = hashlib.sha256("\n".join([identity, *sentences]).encode("utf-8")).hexdigest()
+        path = cache_dir / "moderation" / f"examples-{digest[:32]}.npy"
+        try:
+            vectors = np.load(path)
+            if vectors.shape[0] == len(sentences):
+                return vectors
+        except (OSError, ValueError):
+            pass  # not cached yet, or unreadable: embed again
+    # In batches: one padded batch of ~1,000 sentences would hold ~500 MB of activations at once.
+    vectors = np.vstack(
+        [encoder.encode(sentences[i : i + FIT_BATCH]) for i in range(0, len(sentences), FIT_BATCH)]
+    )
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp.npy")
+            np.save(partial, vectors)
+            partial.replace(path)
+        except OSError as exc:  # a read-only cache costs start-up time, nothing else
+            log.warning("moderation: could not cache the example embeddings: %s", exc)
+    return vectors
+
+
 _fitted: dict[tuple[int, str], SemanticClassifier] = {}
 _fitted_lock = threading.Lock()
 
 
-def fitted_classifier(encoder: Encoder, examples: Path, templates: Path | None = None) -> SemanticClassifier:
+def fitted_classifier(
+    encoder: Encoder, examples: Path, templates: Path | None = None, *, cache_dir: Path | None = None
+) -> SemanticClassifier:
     """One fit per encoder and example files in a process: every Guard built from the same rails shares it
     (and concurrent builds wait for the first instead of embedding the examples again)."""
     digest = hashlib.sha256(examples.read_bytes())
@@ -134,7 +174,9 @@ def fitted_classifier(encoder: Encoder, examples: Path, templates: Path | None =
     key = (id(encoder), digest.hexdigest())
     with _fitted_lock:
         if key not in _fitted:
-            _fitted[key] = SemanticClassifier(encoder, *load_examples(examples, templates))
+            _fitted[key] = SemanticClassifier(
+                encoder, *load_examples(examples, templates), cache_dir=cache_dir
+            )
         return _fitted[key]
 
 
@@ -160,9 +202,16 @@ class SemanticTier:
         self._error: BaseException | None = None
         self._ready = threading.Event()
 
-    def build(self, encoder: Encoder, examples: Path, templates: Path | None = None) -> None:
-        """Embed the examples and fit (seconds of CPU the first time); run in a thread at start."""
-        self._classifier = fitted_classifier(encoder, examples, templates)
+    def build(
+        self,
+        encoder: Encoder,
+        examples: Path,
+        templates: Path | None = None,
+        *,
+        cache_dir: Path | None = None,
+    ) -> None:
+        """Embed the examples (or read their vectors from ``cache_dir``) and fit; run in a thread at start."""
+        self._classifier = fitted_classifier(encoder, examples, templates, cache_dir=cache_dir)
         self._ready.set()
 
     def fail(self, error: BaseException) -> None:
@@ -182,7 +231,11 @@ class SemanticTier:
 
     def judge(self, units: Sequence[Unit], timeout_s: float | None = None) -> str | None:
         """The harmful category of the first unit this tier blocks, or None."""
-        candidates = [u for u in units if self.wants(u) and not self._context.is_counter_speech(u)]
+        # A clause split off its sentence is for the rules: alone, "they make the world more fun" resolved
+        # to "gay people make ..." is the bare "X are/do ..." statement this classifier over-reads.
+        candidates = [
+            u for u in units if u.within is None and self.wants(u) and not self._context.is_counter_speech(u)
+        ]
         if not candidates:
             return None
         classifier = self.wait_ready(timeout_s)

@@ -14,6 +14,10 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from webapp.guard.moderation.spelling import Speller
+
+__all__ = ["Speller", "Unit", "normalise", "split_units", "strip_frame"]
+
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]+\b")
 _SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
@@ -60,73 +64,66 @@ class Unit:
     outside_quotes: str  # the unit with quoted passages taken out
     quotes: tuple[str, ...]  # the quoted passages
     as_written: str = ""  # before pronouns were resolved (what the embedding judges: "they" is not a slur)
+    within: Unit | None = None  # for a clause judged on its own: the sentence it is part of
 
     @property
     def plain(self) -> str:
         return self.as_written or self.text
 
 
+# Where a sentence goes on about the group it named ("I've met many X and they are all ...", "X, I can't
+# stand them"): the clause after it is judged again on its own, with its pronoun resolved.
+_CLAUSE_END = re.compile(r"\s*[,;:]\s+|\s+(?:-|and|but|because|cause|since|while|yet|though)\s+")
+# Opinion and question frames carry no judgement of their own ("I think X are ...", "Isn't it obvious
+# that X are ..."); they only dilute what the embedding sees, and their "isn't" reads as a negation.
+_OPINION_FRAME = re.compile(
+    r"^(?:(?:honestly|frankly|personally|seriously|clearly|obviously|basically|tbh|imo|imho"
+    r"|to be (?:honest|frank)|let's be (?:honest|real)|in my (?:honest |humble )?(?:opinion|view|experience)"
+    r"|if you ask me|face it|admit it|the truth is|the fact is|everyone knows|we all know"
+    r"|i (?:really |honestly |truly |just |genuinely |firmly |strongly )?(?:think|believe|reckon|guess|suppose)"
+    r"(?: that)?|i (?:feel|know|am sure|'m sure|am convinced|'m convinced) that"
+    r"|it(?:'s| is) (?:obvious|clear|a fact|true|no secret) that|isn't it (?:obvious|clear|true)(?: that)?"
+    r"|(?:don't|do|wouldn't|would) you (?:think|agree|say)(?: that)?"
+    r"|am i the only one who (?:thinks|believes)(?: that)?)[,:]?\s+)+"
+)
+
+
+def strip_frame(text: str) -> str:
+    """The unit without a leading opinion or question frame (kept whole if nothing would be left)."""
+    stripped = _OPINION_FRAME.sub("", text)
+    return stripped if len(stripped.split()) >= 2 else text
+
+
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     units: list[Unit] = []
     last_group: str | None = None
     for raw in _UNIT_END.split(text):
-        raw = raw.strip()
+        raw = strip_frame(raw.strip())
         if not raw:
             continue
         resolved = _PRONOUN.sub(last_group, raw) if last_group and not group.search(raw) else raw
+        units.append(_unit(resolved, raw))
         named = [m.group(0) for m in group.finditer(raw)]
         if named:
             last_group = named[-1]
-        quotes = tuple(a or b for a, b in _QUOTE.findall(resolved))
-        outside = _QUOTE.sub(" ", resolved) if quotes else resolved
-        units.append(Unit(resolved, " ".join(outside.split()), quotes, raw))
+            units += _later_clauses(raw, group, units[-1])
     return units
 
 
-_WORD = re.compile(r"[a-z]{3,}")
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+def _unit(resolved: str, written: str, within: Unit | None = None) -> Unit:
+    quotes = tuple(a or b for a, b in _QUOTE.findall(resolved))
+    outside = _QUOTE.sub(" ", resolved) if quotes else resolved
+    return Unit(resolved, " ".join(outside.split()), quotes, written, within)
 
 
-class Speller:
-    """Undoes a one-letter slip in a harm word ("vermn", "kil" -> "vermin", "kill") and a dropped space
-    next to one ("detestwomen"), the spelling variations functional hate-speech tests use.
-
-    Only words no dictionary knows are touched, and only towards the harm vocabulary (``targets``), when
-    exactly one harm word is one edit away: "skill", "pkill" and typos of ordinary words stay as written.
-    """
-
-    def __init__(
-        self, known: frozenset[str], targets: frozenset[str], keep: re.Pattern[str] | None = None
-    ) -> None:
-        self._known = known | targets
-        self._targets = targets
-        self._keep = keep  # words never corrected: a group's name or a slur is meant as written ("fag")
-
-    def __call__(self, text: str) -> str:
-        return _WORD.sub(lambda m: self._correct(m.group(0)), text)
-
-    @functools.lru_cache(maxsize=8192)  # noqa: B019 - one speller per rails config, kept for the process
-    def _correct(self, word: str) -> str:
-        if word in self._known or (self._keep is not None and self._keep.fullmatch(word)):
-            return word
-        candidates = _one_edit(word) & self._targets
-        if len(candidates) == 1:
-            return candidates.pop()
-        for cut in range(2, len(word) - 1):
-            head, tail = word[:cut], word[cut:]
-            if (
-                head in self._known
-                and tail in self._known
-                and (head in self._targets or tail in self._targets)
-            ):
-                return f"{head} {tail}"
-        return word
-
-
-def _one_edit(word: str) -> set[str]:
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    deletes = {a + b[1:] for a, b in splits if b}
-    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    replaces = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-    inserts = {a + c + b for a, b in splits for c in _LETTERS}
-    return deletes | swaps | replaces | inserts
+def _later_clauses(sentence: str, group: re.Pattern[str], whole: Unit) -> list[Unit]:
+    """The clauses after the group a sentence names that refer back to it by a pronoun, resolved."""
+    units: list[Unit] = []
+    named: str | None = None
+    for clause in (c.strip() for c in _CLAUSE_END.split(sentence)):
+        found = [m.group(0) for m in group.finditer(clause)]
+        if found:
+            named = found[-1]
+        elif named and clause and _PRONOUN.search(clause):
+            units.append(_unit(_PRONOUN.sub(named, clause), clause, whole))
+    return units

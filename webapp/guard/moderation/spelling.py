@@ -1,0 +1,156 @@
+"""Spelling repair towards the harm vocabulary: the evasions functional hate-speech tests use (a dropped
+letter, two letters swapped, a missing space) undone before any rule or embedding judges the text.
+
+Two readings come out of it:
+- the repaired text (``Speller.__call__``): only words no dictionary knows are touched ("wmen", "vermn",
+  "jwes", "muslimsare", "ihatewomen"), towards the harm vocabulary; everything else stays as written;
+- an alternative reading (``Speller.alternative``) for words that ARE in the dictionary but are one
+  dropped or swapped letter from a core harm word ("hat women", "the omen"): too risky to rewrite for
+  every tier, so only the category rules judge it, and they still need the whole structure of a hateful
+  statement ("I hat women" is read as "I hate women"; "nice hat" stays a hat).
+
+Candidates are ranked by how typists and evaders slip: a missing letter or two swapped letters first, a
+wrong or extra letter after; among those, group names and core harm words before other words of harmful
+sentences. A tie that cannot be broken leaves the word as written.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+_WORD = re.compile(r"[a-z]{3,}")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# The only words under three letters a glued-together token may hold ("ihatewomen", "muslimsareevil"):
+# without this, unknown words fall apart into dictionary fragments ("fatsest" -> "fat se st").
+_SHORT_PIECES = frozenset(
+    {
+        "i",
+        "a",
+        "an",
+        "to",
+        "of",
+        "in",
+        "is",
+        "be",
+        "we",
+        "us",
+        "me",
+        "my",
+        "so",
+        "at",
+        "on",
+        "by",
+        "or",
+        "no",
+        "do",
+        "go",
+        "up",
+    }
+)
+MAX_PIECES = 3
+
+
+class Speller:
+    """``known``: dictionary words; ``targets``: the words of harmful examples; ``core``: the group names
+    and harm words of the rules' word lists; ``misreadable``: the core words a dictionary word may be read
+    as."""
+
+    def __init__(
+        self,
+        known: frozenset[str],
+        targets: frozenset[str],
+        core: Iterable[str] = frozenset(),
+        *,
+        misreadable: Iterable[str] = frozenset(),
+        keep: re.Pattern[str] | None = None,
+    ) -> None:
+        self._known = known | targets
+        self._targets = targets
+        self._core = frozenset(core)
+        # What a dictionary word may be read as: group names and words of contempt, not violence ("I bet
+        # you" must not become "I beat you").
+        self._misreadable = frozenset(misreadable)
+        self._keep = keep  # words never corrected: a group's name or a slur is meant as written ("fag")
+
+    def __call__(self, text: str) -> str:
+        return _WORD.sub(lambda m: self._correct(m.group(0)), text)
+
+    def alternative(self, text: str) -> str | None:
+        """The text with dictionary words read as the core harm word they are one slip from, or None."""
+        changed = False
+
+        def read(match: re.Match[str]) -> str:
+            nonlocal changed
+            word = match.group(0)
+            meant = self._misread(word)
+            changed |= meant != word
+            return meant
+
+        reading = _WORD.sub(read, text)
+        return reading if changed else None
+
+    @functools.lru_cache(maxsize=8192)  # noqa: B019 - one speller per rails config, kept for the process
+    def _misread(self, word: str) -> str:
+        if word not in self._known or word in self._misreadable or word in self._core:
+            return word
+        slips = _slips(word) & self._misreadable
+        return slips.pop() if len(slips) == 1 else word
+
+    @functools.lru_cache(maxsize=8192)  # noqa: B019
+    def _correct(self, word: str) -> str:
+        if word in self._known or (self._keep is not None and self._keep.fullmatch(word)):
+            return word
+        slips, others = _slips(word), _others(word)
+        # A wrong or extra letter is weaker evidence ("nicer" is not a slip of "nice"): only towards the core.
+        for best in (self._best(slips), self._best(others & self._core)):
+            if best is not None:
+                return best
+        pieces = self._segment(word)
+        return " ".join(pieces) if pieces else word
+
+    def _best(self, candidates: set[str]) -> str | None:
+        """A core word among the candidates, else the one target word; None if targets tie."""
+        found = candidates & self._core
+        if found:  # "womn": woman or women, either is the group the rules need
+            return min(found)
+        found = candidates & self._targets
+        return found.pop() if len(found) == 1 else None
+
+    def _segment(self, word: str) -> list[str] | None:
+        """The fewest known words (at most three) that make up ``word``, one of them a harm word."""
+        for count in range(2, MAX_PIECES + 1):
+            for pieces in self._splits(word, count):
+                # Glued words in harmful text are words of harmful text: "muslimsare", not "rac coons".
+                usual = all(p in self._targets or p in self._core or p in _SHORT_PIECES for p in pieces)
+                if usual and any(p in self._core or p in self._targets for p in pieces):
+                    return pieces
+        return None
+
+    def _splits(self, word: str, count: int) -> Iterable[list[str]]:
+        if count == 1:
+            if word in self._known and (len(word) > 2 or word in _SHORT_PIECES):
+                yield [word]
+            return
+        for cut in range(1, len(word)):
+            head = word[:cut]
+            if head in self._known and (len(head) > 2 or head in _SHORT_PIECES):
+                for rest in self._splits(word[cut:], count - 1):
+                    yield [head, *rest]
+
+
+def _slips(word: str) -> set[str]:
+    """Words this one could be with a letter it dropped put back, or two neighbours it swapped undone."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    inserts = {a + c + b for a, b in splits for c in _LETTERS}
+    return swaps | inserts
+
+
+def _others(word: str) -> set[str]:
+    """...or with a wrong letter replaced, or an extra one taken out."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    replaces = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    return deletes | replaces
