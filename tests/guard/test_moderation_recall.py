@@ -124,6 +124,9 @@ def test_the_examples_embeddings_are_cached_between_starts(tmp_path):
         "Fuck all gay people.",  # profanity aimed at a group
         "Trans people are shit.",
         "Muslims can fuck off.",
+        "I'm going to run over every Black person on this street.",  # violence meant for a group
+        "Let's wipe the Muslims off the map.",
+        "I am going to beat up the next Muslim I see.",
     ],
 )
 def test_hate_in_structures_the_rules_now_read(rules_only, text):
@@ -165,10 +168,21 @@ def test_hate_in_structures_the_rules_now_read(rules_only, text):
         "Damn, women's football is great.",
         "Coon hounds are bred to hunt raccoons.",
         'Can you believe someone commented "Black people are subhuman" on the news article?',
+        "I will run over to see my Muslim neighbours.",
+        "I shot a film about trans people.",
+        "I'm going to run down to the shop with my Black friend.",
+        "Let's wipe the table before the women arrive.",
     ],
 )
 def test_ordinary_sentences_near_the_new_patterns_pass(rules_only, text):
     assert rules_only.check(text, "output") is None
+
+
+def test_a_negated_threat_is_not_read_as_worse_than_the_threat(moderator):
+    """The classifier scored "No Black person should be shot by police" above "... should be shot": a
+    negation over violence done to someone leaves the unit to the rules."""
+    assert moderator.check("No Black person should be shot by police for walking home.", "output") is None
+    assert moderator.check("Black people should be shot.", "output") is not None
 
 
 def test_a_later_clause_is_judged_with_its_pronoun_resolved():
