@@ -2,6 +2,8 @@
 swapped letter, glued words, a pronoun in a later clause, an opinion frame, a negated compliment, a word
 of contempt no rule listed) is blocked, and the ordinary sentences nearest to each new pattern pass."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import yaml
@@ -14,6 +16,7 @@ from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.text import split_units, strip_frame
 
 CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +195,18 @@ def test_a_later_clause_is_judged_with_its_pronoun_resolved():
     assert units[-1].within is units[0]
     assert strip_frame("isn't it obvious that women are inferior?") == "women are inferior?"
     assert strip_frame("i think so") == "i think so"  # a frame with nothing after it stays
+
+
+def test_the_clean_held_out_corpus_stays_at_its_measured_level(moderator):
+    """A regression guard at the figure in docs/moderation.md ("Recall"): the corpus written before the
+    recall work, expanded over its seven groups as bench.moderation_eval does."""
+    data = yaml.safe_load((DATA / "moderation_clean.yaml").read_text())
+    groups = data.pop("groups")
+    blocked, passed = [], []
+    for expected, categories in data.items():
+        for line in (t for items in categories.values() for t in items):
+            texts = [line.format(**g) for g in groups] if "{" in line else [line]
+            for text in texts:
+                judged = moderator.check(text[0].upper() + text[1:], "output") is not None
+                (blocked if expected == "block" else passed).append(judged == (expected == "block"))
+    assert sum(blocked) / len(blocked) >= 0.92 and sum(passed) / len(passed) >= 0.98
