@@ -175,6 +175,7 @@ def test_hate_in_structures_the_rules_now_read(rules_only, text):
         "I shot a film about trans people.",
         "I'm going to run down to the shop with my Black friend.",
         "Let's wipe the table before the women arrive.",
+        "Racist jokes about Black people are not funny, they are cruel.",  # the later clause condemns too
     ],
 )
 def test_ordinary_sentences_near_the_new_patterns_pass(rules_only, text):

@@ -166,7 +166,9 @@ def _rule_after_frame(rules: Sequence[CategoryRule], text: str, context: Context
     "Stop saying X are equal, they are a disease") is judged together with what came before it (so "they"
     still points at X), but only a match that reaches into it counts."""
     for boundary in _NEXT_CLAUSE.finditer(text):
-        if not context.frames.search(text[boundary.end() :]):
+        rest = text[boundary.end() :]
+        # ...unless it goes on condemning ("Racist jokes about X are not funny, they are cruel").
+        if not context.frames.search(rest) and not context.condemnation.search(rest):
             hit = _rule_for(rules, text, context, after=boundary.end())
             if hit is not None:
                 return hit
