@@ -24,6 +24,7 @@ class LiveApp:
     data_dir: Path
     upload_dir: Path
     service: ChatService
+    server_app: Any = None  # the FastAPI app being served, for tests that enumerate its routes
 
     def client(self, **kwargs: Any) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=30, trust_env=False, **kwargs)
@@ -56,9 +57,10 @@ def live_app(
         config, Upstream(upstream.base_url), served_model=upstream.model, profile=get_profile(profile)
     )
     # The asyncio loop, not uvloop: uvloop resolves names in C, past the egress log's resolver patch.
-    server = ThreadedServer(create_app(config, service), loop="asyncio").start()
+    app = create_app(config, service)
+    server = ThreadedServer(app, loop="asyncio").start()
     try:
-        yield LiveApp(server.url, data, data / "gradio-tmp", service)
+        yield LiveApp(server.url, data, data / "gradio-tmp", service, app)
     finally:
         server.stop()
 

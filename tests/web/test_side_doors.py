@@ -226,10 +226,12 @@ def test_a_handler_refuses_another_browsers_upload_too(app: LiveApp) -> None:
     import asyncio
 
     from webapp.web.ui import ChatUI, UIState
+    from webapp.web.uploads import UploadLedger
 
     with app.client() as alice:
         upload = app.upload(alice, "a.png", png_bytes(color=(4, 5, 6)))
-    ui = ChatUI(app.service, upload_dir=app.upload_dir)  # its own, empty ledger: nobody's upload
+    # A ledger under another key (another app's secret): Alice's mark is not its mark.
+    ui = ChatUI(app.service, uploads=UploadLedger(app.upload_dir, secret="not this app's secret"))
 
     async def views() -> list:
         turn = ui.browser_turn("hi", [upload["path"]], UIState(owner="browser:m"), "Instant", browser="m")

@@ -101,14 +101,13 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
 
     access, review_access = install_observability_and_api(app, settings, service)
     secret = browser_state_secret(settings.data_dir)
-    uploads = UploadLedger()
+    uploads = UploadLedger(upload_dir, secret=secret)
 
     def chat_ui(tabs: list[AuditTab]) -> gr.Blocks:
         return ChatUI(
             service,
             concurrency=settings.concurrent_turns,
             queue_size=settings.queue_size,
-            upload_dir=upload_dir,
             uploads=uploads,
             extra_tabs=tabs,
         ).build()
@@ -139,7 +138,11 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
 
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
     app.add_middleware(
-        GradioDoors, upload_dir=upload_dir, ledger=uploads, login=access.auth is not None, events=events
+        GradioDoors,
+        ledger=uploads,
+        login=access.auth is not None,
+        events=events,
+        mounts=tuple(path for path in pages if path != "/"),
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
@@ -182,9 +185,21 @@ def install_observability_and_api(
     metrics.install(app, app_metrics, access)
     api.install(app, service, access)
     reviewer_api.install(app, service.store, review_access)
+    for prefix in ("/v1", "/api"):  # an unknown API path is ours to answer, never the Gradio mount's at "/"
+        app.add_api_route(
+            prefix + "/{rest:path}", unknown_api_path, methods=API_METHODS, include_in_schema=False
+        )
     app.add_middleware(RequestIdMiddleware)
     allow_content_in_log(settings.log_content)
     return access, review_access
+
+
+API_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+async def unknown_api_path() -> JSONResponse:
+    error = {"message": "No such endpoint.", "type": "invalid_request_error", "code": "not_found"}
+    return JSONResponse({"error": error}, status_code=404)
 
 
 def run_app(app: FastAPI, settings: Settings) -> None:

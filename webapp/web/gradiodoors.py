@@ -8,7 +8,10 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
 - `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one;
 - routes this app never uses stay open to anyone: `/dev/reload` holds a connection that polls every 50 ms
   for as long as a client keeps it, `/process_recording` takes a video and runs ffmpeg on it with the
-  client's parameters, `/component_server` calls component functions; they are closed (404).
+  client's parameters, `/component_server` calls component functions, and each release adds more. So Gradio
+  is reached only through an allowlist, per method, of the routes the page calls (`PAGE_ROUTES`, recorded
+  from Chromium driving every control, signed in and not): anything else, today's or a future release's,
+  answers 404 before Gradio sees it.
 
 The app never serves a file it did not receive from the browser, and never fetches a URL for anybody (URLs
 are the rails' and `media/fetch.py`'s business, behind the allowlist). So this middleware refuses, before
@@ -22,11 +25,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
-from pathlib import Path
 from typing import Any
 
 from webapp.web.ownership import browser_of
-from webapp.web.uploads import UploadLedger, is_upload, is_url_like, named_paths
+from webapp.web.uploads import UploadLedger, is_url_like, named_paths
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -34,20 +36,56 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-# Routes of ours (FastAPI, beside the mount) that validate their own bodies and never hand paths to Gradio.
-OWN_PREFIXES = ("/v1/", "/api/", "/metrics", "/healthz")
+# Routes of ours (FastAPI, beside the mount) that validate their own bodies and never hand paths to Gradio;
+# app.py answers unknown paths under the prefixes itself, so none of them falls through to Gradio.
+OWN_PREFIXES = ("/v1/", "/api/")
+OWN_PATHS = ("/metrics", "/healthz")
 FILE_ROUTE = re.compile(r"/file[=/](?P<target>.*)$", re.DOTALL)
 MAX_EVENT_BODY = 4 * 1024 * 1024  # an event carries text and upload paths, never file bytes
 # Gradio routes that act on a running event without its login check (cancel someone's turn, feed a stream).
 UNGUARDED_ROUTE = re.compile(r"/gradio_api/(cancel|reset|stream/|heartbeat/)")
 LOGIN_CHECK = "/gradio_api/login_check"
-# Gradio routes the page never calls (developer reload, screen recording, component functions, vibe editing,
-# monitoring, profiling, custom components, run history): closed rather than trusted to stay harmless.
-UNUSED_ROUTE = re.compile(
-    r"/gradio_api/(dev/|process_recording|component_server|vibe-|undo-vibe|monitoring|profiling/"
-    r"|custom_component/|runs)"
-)
+# Every Gradio route the page calls, per method, relative to the app's mount ("*" ends a prefix). The page
+# gets its config inside its HTML; `/config` stays for Gradio's client and reconnects, `/robots.txt` keeps
+# share links out of search engines. Everything else Gradio registers (the API-client routes `/run`,
+# `/call`, `/api`, `/info`; `/upload_progress`, `/stream/...`, `/dev/reload`, `/process_recording`, vibe
+# editing, monitoring, ...) answers 404.
+PAGE_ROUTES = {
+    "GET": (
+        "/",
+        "/config",
+        "/theme.css",
+        "/favicon.ico",
+        "/robots.txt",
+        "/logout",
+        "/assets/*",
+        "/static/*",
+        "/gradio_api/file=*",
+        "/gradio_api/queue/data",
+        "/gradio_api/heartbeat/*",
+    ),
+    "HEAD": ("/", "/gradio_api/file=*"),
+    "POST": (
+        "/login",
+        "/gradio_api/queue/join",
+        "/gradio_api/upload",
+        "/gradio_api/cancel",
+        "/gradio_api/reset",
+    ),
+}
 QUEUE_JOIN = "/gradio_api/queue/join"
+
+
+def page_route(method: str, path: str, mounts: tuple[str, ...] = ()) -> bool:
+    """Whether ``method path`` (as the router reads it, mount prefix included) is a route the page calls."""
+    for mount in mounts:
+        if path == mount or path.startswith(mount + "/"):
+            path = path[len(mount) :] or "/"
+            break
+    return any(
+        path.startswith(route[:-1]) if route.endswith("*") else path == route
+        for route in PAGE_ROUTES.get(method, ())
+    )
 
 
 class GradioDoors:
@@ -57,41 +95,45 @@ class GradioDoors:
         self,
         app: ASGIApp,
         *,
-        upload_dir: Path,
         ledger: UploadLedger,
         login: bool = False,
+        mounts: tuple[str, ...] = (),
         max_body: int = MAX_EVENT_BODY,
         events: Callable[[str], Container[int]] | None = None,
     ) -> None:
         self.app = app
-        self.upload_dir = upload_dir
         self.ledger = ledger
+        self.mounts = mounts  # where Gradio apps other than the one at "/" are mounted
         self.login = login  # the UI asks for a login: so do the Gradio routes that forgot to
         self.max_body = max_body
         # The event ids of the page a path belongs to: Gradio answers an unknown fn_index with a 500.
         self.events = events
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         path = gradio_path(scope)
         if path is None:
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "websocket":  # the page never opens one; Gradio may add some
+            await send({"type": "websocket.close", "code": 1008})
+            return
         browser = browser_of(scope.get("headers", []))
-        if "/proxy=" in path or UNUSED_ROUTE.search(path) or self._file_refused(path, browser):
+        method = scope.get("method", "GET")
+        if not page_route(method, path, self.mounts) or self._file_refused(path, browser):
             await json_reply(send, 404, "Not found.")
             return
         if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):
             await json_reply(send, 401, "Not authenticated.")
             return
-        if scope.get("method") == "POST" and path.endswith("/upload"):
+        if method == "POST" and path.endswith("/upload"):
             if browser is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
                 return
             send = self._recording_uploads(send, browser)
-        elif scope.get("method") == "POST":
+        elif method == "POST":
             body = await _read_body(receive, self.max_body)
             if body is None:
                 await json_reply(send, 413, "Request too large.")
@@ -125,7 +167,7 @@ class GradioDoors:
         except (ValueError, UnicodeDecodeError):
             return
         if isinstance(paths, list):
-            self.ledger.record(browser, [p for p in paths if is_upload(p, self.upload_dir)])
+            self.ledger.record(browser, paths)
 
     async def _signed_in(self, scope: Scope) -> bool:
         """Ask Gradio's own login check, in process, with the request's cookies."""
@@ -158,7 +200,7 @@ class GradioDoors:
     def _owned(self, path: object, browser: str | None) -> bool:
         if isinstance(path, str) and is_url_like(path):
             return False
-        return is_upload(path, self.upload_dir) and self.ledger.owns(browser, path)
+        return self.ledger.owns(browser, path)
 
     def _body_refusal(self, path: str, body: bytes, browser: str | None) -> tuple[int, str] | None:
         try:
@@ -211,7 +253,7 @@ def gradio_path(scope: Scope) -> str | None:
     """The request's path with runs of slashes collapsed (as the router reads it), or None for our own
     routes, which check their own input and never reach Gradio."""
     path = re.sub(r"/{2,}", "/", scope.get("path", ""))
-    return None if path.startswith(OWN_PREFIXES) else path
+    return None if path.startswith(OWN_PREFIXES) or path in OWN_PATHS else path
 
 
 async def json_reply(send: Send, status: int, text: str) -> None:

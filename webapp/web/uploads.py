@@ -9,9 +9,12 @@ handler touches it.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
-from collections import OrderedDict
 from pathlib import Path
+
+OWNERS = ".owners"  # inside the upload folder: one empty, HMAC-named file per (browser, upload)
 
 
 def is_url_like(path: str) -> bool:
@@ -21,17 +24,26 @@ def is_url_like(path: str) -> bool:
 
 
 def is_upload(path: object, upload_dir: Path) -> bool:
-    """True only for an existing regular file inside ``upload_dir`` once symlinks and `..` are resolved."""
+    """True only for an existing regular file inside ``upload_dir`` once symlinks and `..` are resolved (the
+    ownership marks kept there are not uploads)."""
+    return _relative(path, upload_dir) is not None
+
+
+def _relative(path: object, upload_dir: Path) -> str | None:
+    """``path`` resolved, relative to ``upload_dir``, if it names an upload; else None."""
     if not isinstance(path, str) or not path or "\x00" in path or is_url_like(path):
-        return False
+        return None
     if not os.path.isabs(path):
-        return False
+        return None
     try:
         real = Path(path).resolve(strict=True)
         root = upload_dir.resolve(strict=True)
     except (OSError, RuntimeError, ValueError):
-        return False
-    return real != root and real.is_relative_to(root) and real.is_file()
+        return None
+    if real == root or not real.is_relative_to(root) or not real.is_file():
+        return None
+    relative = real.relative_to(root)
+    return None if relative.parts[0] == OWNERS else relative.as_posix()
 
 
 def named_paths(value: object) -> list[object]:
@@ -53,36 +65,31 @@ class UploadLedger:
     """Which browser uploaded which file, so an event may name only its own browser's uploads.
 
     Gradio names an upload by a hash of its content, so the path alone proves nothing: a visitor who
-    learns another visitor's path (or uploads the same bytes) could attach it. Kept in memory: after a
-    restart a browser uploads its file again (the chat it sent stays stored).
+    learns another visitor's path (or uploads the same bytes) could attach it. So each upload gets a mark
+    beside it in the upload folder: an empty file named by an HMAC of (browser id, path) under a key from
+    the app's secret. The mark lives as long as the upload and is seen by every worker and every restart
+    that sees the upload, and nobody without the key can make one (visitors choose only an upload's name,
+    never its folder).
     """
 
-    def __init__(self, *, max_browsers: int = 10_000, max_files: int = 1_000) -> None:
-        self._files: OrderedDict[str, OrderedDict[str, None]] = OrderedDict()
-        self.max_browsers = max_browsers
-        self.max_files = max_files
+    def __init__(self, upload_dir: Path, *, secret: str) -> None:
+        self.upload_dir = upload_dir
+        self._key = hashlib.sha256(b"railchat upload owner\0" + secret.encode()).digest()
+
+    def _mark(self, browser: str, relative: str) -> Path:
+        tag = hmac.new(self._key, f"{browser}\0{relative}".encode(), hashlib.sha256).hexdigest()
+        return self.upload_dir / OWNERS / tag
 
     def record(self, browser: str, paths: list[object]) -> None:
-        files = self._files.setdefault(browser, OrderedDict())
-        self._files.move_to_end(browser)
         for path in paths:
-            if isinstance(path, str) and (real := _real(path)) is not None:
-                files[real] = None
-                files.move_to_end(real)
-        while len(files) > self.max_files:
-            files.popitem(last=False)
-        while len(self._files) > self.max_browsers:
-            self._files.popitem(last=False)
+            relative = _relative(path, self.upload_dir)
+            if relative is not None:
+                mark = self._mark(browser, relative)
+                mark.parent.mkdir(mode=0o700, exist_ok=True)
+                mark.touch(mode=0o600)
 
     def owns(self, browser: str | None, path: object) -> bool:
-        if browser is None or not isinstance(path, str):
+        if browser is None:
             return False
-        real = _real(path)
-        return real is not None and real in self._files.get(browser, ())
-
-
-def _real(path: str) -> str | None:
-    try:
-        return str(Path(path).resolve(strict=True))
-    except (OSError, RuntimeError, ValueError):
-        return None
+        relative = _relative(path, self.upload_dir)
+        return relative is not None and self._mark(browser, relative).is_file()

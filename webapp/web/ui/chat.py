@@ -12,7 +12,6 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from pathlib import Path
 
 import gradio as gr
 
@@ -26,7 +25,7 @@ from webapp.web.ui.render import ChatPainter, Message, header_html
 from webapp.web.ui.state import UIState, nobody, read_files
 from webapp.web.ui.stream import TurnRenderer, TurnView, ready_batches
 from webapp.web.ui.tabs import ExtraTab
-from webapp.web.uploads import UploadLedger, is_upload
+from webapp.web.uploads import UploadLedger
 
 LIST_TITLE_CHARS = 60
 # Gradio's queue looks for work every millisecond while it has none (~30-40 ms of CPU a second on an idle
@@ -45,13 +44,11 @@ class ChatUI:
         concurrency: int = 16,
         queue_size: int = 64,
         extra_tabs: Sequence[ExtraTab] = (),
-        upload_dir: Path | None = None,
         uploads: UploadLedger | None = None,
     ) -> None:
         self.service = service
-        # Files a browser may name in an event: only its own uploads in this folder (webapp/web/uploads.py).
-        self.upload_dir = upload_dir
-        self.uploads = uploads or UploadLedger()
+        # Files a browser may name in an event: only its own uploads (webapp/web/uploads.py); none without.
+        self.uploads = uploads
         self.title = title
         # Gradio runs one event at a time by default: one chatter would make everyone else wait.
         self.concurrency = concurrency
@@ -117,8 +114,7 @@ class ChatUI:
                 yield view
 
     def _uploaded_by(self, browser: str | None, path: str) -> bool:
-        upload_dir = self.upload_dir
-        return upload_dir is not None and is_upload(path, upload_dir) and self.uploads.owns(browser, path)
+        return self.uploads is not None and self.uploads.owns(browser, path)
 
     def mode_of(self, mode: str) -> Mode:
         return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"
