@@ -18,6 +18,11 @@ renderer could take of it, and a URL any view finds is judged by the allowlist:
 
 A scheme-relative ``//host`` resolves against the page, which is served over https. An e-mail address is
 judged as a link to its domain.
+
+Script in raw HTML outside code (an ``on...=`` handler, a ``<script>`` element) is judged as the
+``javascript:`` link it amounts to: it can build any URL at run time (``eval(atob(...))``), so no URL view
+could judge where it goes. Inside code blocks a markdown renderer shows it as text, and answers about web
+pages are full of ``onclick``.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ _CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _CSS_URL = re.compile(r"(?i)url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)\s]*))")
 _CSS_STRING = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 _URL_LIKE = re.compile(r"\s*(?:[/\\]{2}|[A-Za-z][A-Za-z0-9+.\-]*:\S)")
+_SCRIPT_HINT = re.compile(r"(?i)<\s*script|on[a-z]+\s*=")
 
 
 class _EveryLink(MarkdownIt):
@@ -90,6 +96,8 @@ def rendered_urls(text: str, *, code_fence: str = "") -> list[str]:
     if _MARKUP.search(text):
         targets = list(markdown_targets(document)) + html_urls(text)
         found += [_mail_domain(url) for url in map(absolute_target, targets) if url is not None]
+        if _SCRIPT_HINT.search(prose):
+            found += html_scripts(prose)
     return list(dict.fromkeys(found))
 
 
@@ -155,16 +163,29 @@ def _closed_tags_only(text: str) -> str:
     return text if "<" not in text[last + 1 :] else text[: last + 1] + text[last + 1 :].replace("<", "&lt;")
 
 
+def html_scripts(text: str) -> list[str]:
+    """The script in the raw HTML of ``text`` (handlers, ``<script>`` elements), as ``javascript:`` links."""
+    parser = _HtmlUrls(_MAX_DEPTH)
+    parser.feed(_closed_tags_only(text))
+    parser.close()
+    return parser.scripts
+
+
 class _HtmlUrls(HTMLParser):
     def __init__(self, depth: int) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[str] = []
+        self.scripts: list[str] = []
         self._depth = depth
         self._in_style = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._in_style = tag == "style"
+        if tag == "script":
+            self.scripts.append("javascript:<script>")
         for name, value in attrs:
+            if name.startswith("on"):
+                self.scripts.append(f"javascript:{value or ''}")
             if value:
                 self.found += self._attribute_urls(name, value)
 
