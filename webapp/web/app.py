@@ -24,6 +24,7 @@ from webapp.web.gradiodoors import GradioDoors
 from webapp.web.hostguard import HostGuard
 from webapp.web.ownership import OwnerCookie, OwnerIds
 from webapp.web.review_access import ReviewAccess
+from webapp.web.tabbinding import TabBinding
 from webapp.web.uploads import UploadLedger
 
 ASSETS = resource_dir("assets")
@@ -140,6 +141,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     app.add_middleware(
         GradioDoors,
         ledger=uploads,
+        tabs=TabBinding(secret),
         login=access.auth is not None,
         events=events,
         mounts=tuple(path for path in pages if path != "/"),

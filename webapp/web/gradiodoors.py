@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
 from webapp.web.ownership import browser_of
+from webapp.web.tabbinding import TabBinding
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
 
 Scope = MutableMapping[str, Any]
@@ -96,6 +97,7 @@ class GradioDoors:
         app: ASGIApp,
         *,
         ledger: UploadLedger,
+        tabs: TabBinding,
         login: bool = False,
         mounts: tuple[str, ...] = (),
         max_body: int = MAX_EVENT_BODY,
@@ -103,6 +105,7 @@ class GradioDoors:
     ) -> None:
         self.app = app
         self.ledger = ledger
+        self.tabs = tabs  # every session_hash is bound to the browser that sends it
         self.mounts = mounts  # where Gradio apps other than the one at "/" are mounted
         self.login = login  # the UI asks for a login: so do the Gradio routes that forgot to
         self.max_body = max_body
@@ -128,6 +131,7 @@ class GradioDoors:
         if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):
             await json_reply(send, 401, "Not authenticated.")
             return
+        scope = self.tabs.scope(scope, browser)
         if method == "POST" and path.endswith("/upload"):
             if browser is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
@@ -138,10 +142,14 @@ class GradioDoors:
             if body is None:
                 await json_reply(send, 413, "Request too large.")
                 return
-            refusal = self._body_refusal(path, body, browser)
+            payload = _json(body)
+            refusal = self._body_refusal(path, payload, browser)
             if refusal is not None:
                 await json_reply(send, *refusal)
                 return
+            if self.tabs.body(payload, browser):
+                body = json.dumps(payload).encode()
+                scope = _with_length(scope, len(body))
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
 
@@ -202,11 +210,7 @@ class GradioDoors:
             return False
         return self.ledger.owns(browser, path)
 
-    def _body_refusal(self, path: str, body: bytes, browser: str | None) -> tuple[int, str] | None:
-        try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            return None  # not an event payload (login forms); Gradio cannot read paths out of it either
+    def _body_refusal(self, path: str, payload: object, browser: str | None) -> tuple[int, str] | None:
         if not all(self._owned(p, browser) for p in named_paths(payload)):
             return 400, "Files must be uploaded through this page."
         if self.events is not None and path.endswith(QUEUE_JOIN):
@@ -217,6 +221,21 @@ class GradioDoors:
             if not known:
                 return 404, "No such event on this page."
         return None
+
+
+_NOT_JSON = object()  # login forms: Gradio cannot read paths or a session out of them either
+
+
+def _json(body: bytes) -> object:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return _NOT_JSON
+
+
+def _with_length(scope: Scope, length: int) -> Scope:
+    headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-length"]
+    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

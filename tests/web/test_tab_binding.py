@@ -1,0 +1,64 @@
+"""A tab's session_hash is no key to it from another browser (attack pass, issue 14): Gradio keys a tab's state
+and its event stream by that hash alone, so whoever learned it read every answer the tab streamed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.support.gradio_queue import GradioQueue
+from tests.support.live_app import LiveApp, module_live_app, module_upstream
+from tests.support.scripted_upstream import Script, ScriptedUpstream
+
+upstream = module_upstream()
+SECRET = "lighthouse-keeper-7"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream) -> Iterator[LiveApp]:
+    with module_live_app(tmp_path_factory, upstream, "tabs") as live:
+        yield live
+
+
+def read_stream(client: httpx.Client, session_hash: str) -> str:
+    text = ""
+    try:
+        with client.stream(
+            "GET", "/gradio_api/queue/data", params={"session_hash": session_hash}, timeout=15
+        ) as stream:
+            for line in stream.iter_lines():
+                text += line
+                if "process_completed" in line:
+                    break
+    except httpx.HTTPError:
+        pass  # Gradio closes the stream of a tab with nothing pending
+    return text
+
+
+def test_another_browser_with_the_same_session_hash_reads_nothing(
+    app: LiveApp, upstream: ScriptedUpstream
+) -> None:
+    with app.client() as alice, app.client() as mallory:
+        queue = GradioQueue(alice)
+        upstream.push(Script(answer=[f"{SECRET} "] * 30, delay_s=0.02))
+        join = queue.join(queue.fn_index("on_submit"), [{"text": "tell me", "files": []}, None, "Instant"])
+        assert join.status_code == 200
+        stolen = read_stream(mallory, queue.session_hash)
+        own = read_stream(alice, queue.session_hash)
+    assert SECRET not in stolen
+    assert SECRET in own and "process_completed" in own  # the page itself works as before
+
+
+def test_another_browser_cannot_cancel_a_tabs_turn(app: LiveApp, upstream: ScriptedUpstream) -> None:
+    with app.client() as alice, app.client() as mallory:
+        queue = GradioQueue(alice)
+        submit = queue.fn_index("on_submit")
+        upstream.push(Script(answer=["word "] * 40, delay_s=0.02))
+        join = queue.join(submit, [{"text": "count", "files": []}, None, "Instant"])
+        event_id = join.json()["event_id"]
+        body = {"session_hash": queue.session_hash, "fn_index": submit, "event_id": "not-" + event_id}
+        assert mallory.post("/gradio_api/cancel", json=body).status_code == 200
+        own = read_stream(alice, queue.session_hash)
+    assert own.count("word") >= 40 and '"success": true' in own.replace('"success":true', '"success": true')
