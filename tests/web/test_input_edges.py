@@ -139,8 +139,9 @@ def test_a_browser_cannot_choose_its_owner_id(app: LiveApp, forgery: dict) -> No
     store.add_message(session_id, role="user", content="my secret", mode="instant")
     with app.client(cookies=forgery.get("cookies"), headers=forgery.get("headers")) as client:
         queue = GradioQueue(client)
-        loaded = queue.outputs(queue.fn_index("on_load"), [session_id])  # its id in the URL, too
-        assert loaded[3]["choices"] == [] and "my secret" not in json.dumps(loaded)
+        loaded = queue.run(queue.fn_index("on_load"), [session_id])  # its id in the URL, too
+        # (A cookie that never parses makes each request a new browser, whose tab no other request reaches.)
+        assert "my secret" not in loaded.raw and "Victim's secret chat" not in loaded.raw
         for claimed in (victim, {"path": "x"}):  # data the old BrowserState input took: ignored now
             opened = queue.run(queue.fn_index("on_pick"), [session_id, {"owner": claimed}])
             assert "my secret" not in opened.raw

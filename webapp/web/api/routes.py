@@ -87,6 +87,21 @@ class TurnHead:
         return headers
 
 
+async def read_capped(request: Request, limit: int) -> bytes:
+    """The body, refused as soon as it passes ``limit``: a chunked body declares no length up front, and
+    reading it whole first would let one request fill the server's memory."""
+    too_large = ApiError(413, "The request body is too large.", "request_too_large")
+    declared = request.headers.get("content-length") or ""
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large
+    return bytes(body)
+
+
 @dataclass(frozen=True)
 class ChatCompletions:
     """`POST /v1/chat/completions`: parse, run the turn, answer as one object or as SSE."""
@@ -115,9 +130,7 @@ class ChatCompletions:
 
     async def _read(self, request: Request) -> tuple[ChatCompletionRequest, TurnRequest]:
         owner = self.access.owner(request.headers.get("authorization"))
-        if int(request.headers.get("content-length") or 0) > self.max_body:
-            raise ApiError(413, "The request body is too large.", "request_too_large")
-        parsed = parse_request(decode_body(await request.body()), self.service)
+        parsed = parse_request(decode_body(await read_capped(request, self.max_body)), self.service)
         session_id = request.headers.get(SESSION_HEADER) or None
         return parsed, turn_request(parsed, self.service, owner, session_id)
 
