@@ -133,9 +133,12 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         gr.mount_gradio_app(app, pages[path], path=path, auth=login, **gradio)
     review_access.login.app = gradio_app_of(app)  # the Reviewer API also accepts the UI login
 
+    # Events with a function on the server: the page's browser-only ones (fn None) made Gradio raise.
+    served = {path: {i for i, fn in page.fns.items() if fn.fn is not None} for path, page in pages.items()}
+
     def events(path: str) -> Container[int]:
         inside = path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages
-        return pages[AUDIT_MOUNT if inside else "/"].fns
+        return served[AUDIT_MOUNT if inside else "/"]
 
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
     app.add_middleware(

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 Outputs = tuple[Any, ...]
 
 
+def text_of(value: object) -> str:
+    """A Textbox's value as the page sends it; an event written by hand may send null or a number."""
+    return value if isinstance(value, str) else ""
+
+
 def busy_box(*, clear: bool) -> dict[str, Any]:
     """The input while an answer streams: locked, its one button a Stop button."""
     if clear:
@@ -61,7 +66,7 @@ class ChatHandlers:
 
     def on_search(self, query: str, state: UIState | None, request: gr.Request) -> dict[str, Any]:
         st = current_state(state, request)
-        return self._list(st.owner, st.session_id, query)
+        return self._list(st.owner, st.session_id, text_of(query))
 
     def on_pick(self, session_id: str | None, state: UIState | None, request: gr.Request) -> Outputs:
         st = current_state(state, request)
@@ -77,7 +82,7 @@ class ChatHandlers:
 
     def on_rename(self, title: str, state: UIState | None, request: gr.Request) -> Outputs:
         st = current_state(state, request)
-        self.ui.rename(st, title)
+        self.ui.rename(st, text_of(title))
         return st, *self._opened(st)
 
     def on_delete(self, state: UIState | None, request: gr.Request) -> Outputs:
