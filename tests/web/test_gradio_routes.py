@@ -30,14 +30,16 @@ def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream) ->
 
 def gradio_routes(live: LiveApp) -> list[tuple[str, str, str]]:
     """(mount, method, path template) of every route of every Gradio app the FastAPI app mounts."""
-    from starlette.routing import Mount
+    from starlette.routing import Mount, Route
 
     fastapi_app = live.server_app
     found = []
     for mount in (r for r in fastapi_app.routes if isinstance(r, Mount)):
-        for route in mount.app.routes:
-            for method in getattr(route, "methods", None) or ():
-                found.append((mount.path, method, route.path))
+        for route in mount.routes:
+            assert isinstance(route, Route), (
+                route
+            )  # a websocket route or a mount would need a look of its own
+            found += [(mount.path, method, route.path) for method in route.methods or ()]
     return found
 
 
