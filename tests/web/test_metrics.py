@@ -95,6 +95,20 @@ def test_blocks_errors_and_requests_by_status_are_counted(client: TestClient, up
         )
 
 
+def test_made_up_methods_share_one_label(client: TestClient) -> None:
+    """Any token is a valid HTTP method: one label value per made-up method grew the registry without end."""
+    for n in range(20):
+        client.request(f"X{n}", "/healthz")
+    requests = {
+        labels: count
+        for (name, labels), count in samples(client.get("/metrics").text).items()
+        if name == "railchat_http_requests_total"
+    }
+    methods = {dict(labels)["method"] for labels in requests}
+    assert not any(m.startswith("X") for m in methods)
+    assert sum(count for labels, count in requests.items() if ("method", "other") in labels) == 20
+
+
 async def test_gauges_while_a_turn_streams_and_after_a_stop(store, guard, upstream) -> None:
     metrics = Metrics()
     service = make_service(store, guard, upstream)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 # Seconds. A thinking model may take minutes to its first answer token; a small model on CPU ~1 s.
 TTFT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0)
 DURATION_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+STANDARD_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 UPSTREAM_CODES = ("upstream_unavailable", "upstream_error", "upstream_rejected", "images_not_supported")
 
 
@@ -182,8 +183,15 @@ class RequestMetricsMiddleware:
             await self.app(scope, receive, send_and_note)
         finally:
             endpoint = endpoint_label(scope)
-            self.metrics.requests.labels(endpoint, scope.get("method", ""), str(status)).inc()
+            self.metrics.requests.labels(endpoint, method_label(scope), str(status)).inc()
             self.metrics.request_seconds.labels(endpoint).observe(time.perf_counter() - started)
+
+
+def method_label(scope: Scope) -> str:
+    """The request's method if it is a standard one, else "other": HTTP lets a client send any token as a
+    method, and each new label value is a time series kept for the life of the process."""
+    method = str(scope.get("method", ""))
+    return method if method in STANDARD_METHODS else "other"
 
 
 def endpoint_label(scope: Scope) -> str:
