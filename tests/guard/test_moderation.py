@@ -19,13 +19,6 @@ from webapp.guard.rails import Guard
 CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]
 
 
-@pytest.fixture(scope="module")
-def moderator() -> Moderator:
-    moderator = Moderator(ModerationConfig.from_mapping(CONFIG["moderation"]), rails_dir=RAILS_DIR)
-    moderator.wait_ready(300)
-    return moderator
-
-
 @pytest.mark.parametrize(
     "text",
     [

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.support.moderation import MODERATION_CONFIG as CONFIG
 from tests.support.paths import RAILS_DIR
+from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.corpus import Split, load_templates
 from webapp.guard.moderation.embedder import CachedEncoder, shared_encoder
@@ -17,16 +19,6 @@ from webapp.guard.moderation.patterns import ContextRules, expand
 from webapp.guard.moderation.semantic import load_examples
 from webapp.guard.moderation.text import Speller, normalise, split_units
 from webapp.guard.rails import Guard
-
-CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
-DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-@pytest.fixture(scope="module")
-def moderator() -> Moderator:
-    moderator = Moderator(ModerationConfig.from_mapping(CONFIG), rails_dir=RAILS_DIR)
-    moderator.wait_ready(300)
-    return moderator
 
 
 @pytest.mark.parametrize(

@@ -4,23 +4,13 @@ wrapped in those same shapes (a fake quote, a token denial, "as a ... myself") m
 
 The attack payloads below are the ones that got through an exemption while it was written."""
 
-from pathlib import Path
-
 import pytest
 import yaml
 
+from tests.support.moderation import MODERATION_CONFIG as CONFIG
 from tests.support.paths import RAILS_DIR
+from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator
-
-CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
-DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-@pytest.fixture(scope="module")
-def moderator() -> Moderator:
-    moderator = Moderator(ModerationConfig.from_mapping(CONFIG), rails_dir=RAILS_DIR)
-    moderator.wait_ready(300)
-    return moderator
 
 
 @pytest.mark.parametrize(

@@ -2,28 +2,18 @@
 swapped letter, glued words, a pronoun in a later clause, an opinion frame, a negated compliment, a word
 of contempt no rule listed) is blocked, and the ordinary sentences nearest to each new pattern pass."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import yaml
 
+from tests.support.moderation import MODERATION_CONFIG as CONFIG
 from tests.support.paths import RAILS_DIR
+from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.corpus import load_templates
 from webapp.guard.moderation.semantic import _example_vectors
 from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.text import split_units, strip_frame
-
-CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
-DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-@pytest.fixture(scope="module")
-def moderator() -> Moderator:
-    moderator = Moderator(ModerationConfig.from_mapping(CONFIG), rails_dir=RAILS_DIR)
-    moderator.wait_ready(300)
-    return moderator
 
 
 @pytest.fixture(scope="module")
