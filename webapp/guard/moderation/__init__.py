@@ -204,13 +204,12 @@ class Moderator:
                 return self._verdicts[key]
         hit = first_match(rules, unit, self._context)
         finding = ModerationFinding(hit.name, hit.reason) if hit is not None else None
+        # Counter-speech condemns the swearing it quotes ("Saying 'fuck all X' is vile").
         if (
             finding is None
             and self._scorer is not None
             and not self._context.is_denied(unit.text)
-            and not self._context.is_counter_speech(
-                unit
-            )  # "Saying 'fuck all X' is vile" condemns the swearing
+            and not self._context.is_counter_speech(unit)
         ):
             finding = self._profanity_finding(unit, stage)
         with self._verdicts_lock:
@@ -222,10 +221,12 @@ class Moderator:
     def _profanity_finding(self, unit: Unit, stage: Stage) -> ModerationFinding | None:
         assert self._scorer is not None
         rule = self._profanity.judge(self._scorer, unit.plain, self.config.thresholds[stage])
-        if rule is None:
-            return None
-        reasons = {r.name: r.reason for r in self.config.categories}
-        return ModerationFinding(rule, reasons.get(rule, self.config.profanity_reason))
+        return None if rule is None else self._finding(rule, self.config.profanity_reason)
+
+    def _finding(self, rule: str, default_reason: str) -> ModerationFinding:
+        """A finding for a rule the tiers name, with its category's reason when it is one."""
+        reason = next((r.reason for r in self.config.categories if r.name == rule), default_reason)
+        return ModerationFinding(rule, reason)
 
     def _other_readings(self, text: str, normal: str) -> list[list[Unit]]:
         """Readings only the rules judge: a "1" inside a word read as "l" ("b1ack"; "i" came first), and
@@ -254,10 +255,7 @@ class Moderator:
         except Exception as exc:  # any failure of this tier must block, not pass
             log.error("semantic moderation failed, refusing the text: %s: %s", type(exc).__name__, exc)
             return ModerationFinding("moderation_error", UNAVAILABLE_REASON)
-        if category is None:
-            return None
-        reasons = {r.name: r.reason for r in self.config.categories}
-        return ModerationFinding(category, reasons.get(category, "harmful content is not allowed here"))
+        return None if category is None else self._finding(category, "harmful content is not allowed here")
 
     def _settled(self, units: list[Unit], normal: str) -> list[Unit]:
         """Units without the unfinished last sentence, which is cut back to whole strides of words."""
