@@ -6,6 +6,7 @@
     python -m bench.moderation_eval --corpus clean  # a second held-out set, templates over 7 groups
     python -m bench.moderation_eval --corpus precision      # held-out look-alikes of hate (precision)
     python -m bench.moderation_eval --corpus precision-dev  # their studied development set
+    python -m bench.moderation_eval --corpus precision2     # a second held-out precision slice
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -51,6 +52,8 @@ CORPORA = {
     # Legitimate look-alikes of hate (HateCheck's non-hateful functionalities) and hate hiding behind them.
     "precision": ROOT / "tests" / "data" / "moderation_precision_heldout.yaml",
     "precision-dev": ROOT / "tests" / "data" / "moderation_precision_dev.yaml",
+    # A second held-out slice of the same kind, in other shapes and vocabularies (written before its round).
+    "precision2": ROOT / "tests" / "data" / "moderation_precision_heldout2.yaml",
 }
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
 RAILS = ROOT / "rails"
@@ -204,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--corpus",
-        choices=("heldout", "dev", "train", "clean", "precision", "precision-dev"),
+        choices=("heldout", "dev", "train", "clean", "precision", "precision-dev", "precision2"),
         default="heldout",
     )
     parser.add_argument("--source", choices=("all", "file", "templates"), default="all")
