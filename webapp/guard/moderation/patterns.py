@@ -32,6 +32,14 @@ _NEXT_CLAUSE = re.compile(
 _NEW_SUBJECT = re.compile(
     r"[,;:]\s*(?:and\s+|but\s+|so\s+)?(?=(?:they|them|these|those|he|she|it|we|you|all of them)\b)"
 )
+# What a group is said to be, up to the first word of the predicate: "is" only after a singular (in
+# "Threatening trans people is a crime" it is the speaker's verdict), and not a negated predicate ("Jokes
+# about X are never funny" is the verdict on the jokes).
+_PREDICATION = (
+    r"\b(?:{group})\s+(?:are|(?<!people )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
+    r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
+    r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
+)
 NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
 
 
@@ -112,6 +120,9 @@ class ContextRules:
     endorsement: re.Pattern[str] = re.compile("(?!)")
     # a negation right before an insult ("are not objects", "never criminals"): the unit denies the insult
     insult_denial: re.Pattern[str] = re.compile("(?!)")
+    # what a group is said to be ("X are evil"): a word of condemnation there is the slur, not a verdict on
+    # it ("I heard X are evil" condemns nobody; "Saying X are evil is wrong" does, after "wrong")
+    predication: re.Pattern[str] = re.compile("(?!)")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -125,20 +136,23 @@ class ContextRules:
             alternatives("denial"),
             alternatives("endorsement"),
             alternatives("insult_denial"),
+            _compile(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
         """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote, and
-        nothing there may agree with what is quoted or framed. A clause judged on its own is excused when
-        the sentence it is part of is counter-speech."""
+        nothing there, nor in the sentence before or after, may agree with what is quoted or framed ("...,
+        but it is true"). A quote may be condemned in the next sentence ('"X are vermin." I had to read
+        that.'). A clause judged on its own is excused when the sentence it is part of is counter-speech."""
         if unit.within is not None and self.is_counter_speech(unit.within):
             return True
         framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
-        return (
-            framed
-            and bool(self.condemnation.search(unit.outside_quotes))
-            and not self.endorsement.search(unit.outside_quotes)
-        )
+        if not framed or self.endorsement.search(unit.outside_quotes) or self.endorsement.search(unit.around):
+            return False
+        return self._condemns(unit.outside_quotes) or (bool(unit.quotes) and self._condemns(unit.around))
+
+    def _condemns(self, text: str) -> bool:
+        return bool(self.condemnation.search(self.predication.sub(" ", text)))
 
     def is_denied(self, text: str) -> bool:
         """One clause that opens by denying itself ("I don't think women are stupid"). A second clause
@@ -157,7 +171,8 @@ def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules
     """The first rule a unit breaks. Counter-speech is judged on its own words, not on what it quotes; a
     later clause of its own that neither quotes nor frames anything is not covered by the excuse."""
     if context.is_counter_speech(unit):
-        return None if unit.quotes else _rule_after_frame(rules, unit.text, context)
+        # what is quoted is excused, not the speaker's own words beside it
+        return _rule_after_frame(rules, unit.outside_quotes if unit.quotes else unit.text, context)
     return _rule_for(rules, unit.text, context)
 
 

@@ -65,6 +65,9 @@ class Unit:
     quotes: tuple[str, ...]  # the quoted passages
     as_written: str = ""  # before pronouns were resolved (what the embedding judges: "they" is not a slur)
     within: Unit | None = None  # for a clause judged on its own: the sentence it is part of
+    # the sentences (or "but" clauses) just before and after, outside their quotes: a quote is often
+    # condemned, or agreed with, in the next sentence ('"X are vermin." I had to read that at school.')
+    around: str = ""
 
     @property
     def plain(self) -> str:
@@ -97,12 +100,12 @@ def strip_frame(text: str) -> str:
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     units: list[Unit] = []
     last_group: str | None = None
-    for raw in _UNIT_END.split(text):
-        raw = strip_frame(raw.strip())
-        if not raw:
-            continue
+    pieces = [p for p in (strip_frame(raw.strip()) for raw in _sentences(text)) if p]
+    outside = [" ".join(_QUOTE.sub(" ", p).split()) for p in pieces]
+    for i, raw in enumerate(pieces):
         resolved = _PRONOUN.sub(last_group, raw) if last_group and not group.search(raw) else raw
-        units.append(_unit(resolved, raw))
+        around = " ".join(outside[max(0, i - 1) : i] + outside[i + 1 : i + 2])
+        units.append(_unit(resolved, raw, around=around))
         named = [m.group(0) for m in group.finditer(raw)]
         if named:
             last_group = named[-1]
@@ -110,10 +113,24 @@ def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     return units
 
 
-def _unit(resolved: str, written: str, within: Unit | None = None) -> Unit:
+# A double-quoted passage is one piece of what is said: its own full stops and "but"s do not end the unit
+# ('"X are scum. They should die," he wrote, and was jailed' is one report, not a bare "they should die");
+# they and its spaces are masked until the split is done.
+_DOUBLE_QUOTED = re.compile(r"[\"“”«»][^\"“”«»\n]{3,400}[\"“”«»]")
+_MASK = {".": "\ue000", "!": "\ue001", "?": "\ue002", ";": "\ue003", " ": "\ue004"}
+_MASKED = str.maketrans(_MASK)
+_UNMASK = str.maketrans({v: k for k, v in _MASK.items()})
+
+
+def _sentences(text: str) -> list[str]:
+    masked = _DOUBLE_QUOTED.sub(lambda m: m.group(0).translate(_MASKED), text)
+    return [piece.translate(_UNMASK) for piece in _UNIT_END.split(masked)]
+
+
+def _unit(resolved: str, written: str, within: Unit | None = None, *, around: str = "") -> Unit:
     quotes = tuple(a or b for a, b in _QUOTE.findall(resolved))
     outside = _QUOTE.sub(" ", resolved) if quotes else resolved
-    return Unit(resolved, " ".join(outside.split()), quotes, written, within)
+    return Unit(resolved, " ".join(outside.split()), quotes, written, within, around)
 
 
 def _later_clauses(sentence: str, group: re.Pattern[str], whole: Unit) -> list[Unit]:
