@@ -48,7 +48,9 @@ FENCE_CONTEXT = 2000  # released characters of an open code block whose HTML a p
 # Characters without which a piece holds no link, image, tag, entity or linkifiable name.
 _LINK_SIGNS = re.compile(r"[<>\[\]()&@:/\\=`%]|[^\s.]\.[^\s.]|[\u3002\uff0e\uff61]")
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"')\]*_]*\s+|\n\s*")
-_WORD = re.compile(r"\w")
+# A piece moderation must read: a word, or any character outside ASCII (letters drawn with symbols, "🅅🄴🅁🄼🄸🄽",
+# are no \w but read as words).
+_WORD = re.compile(r"\w|[^\x00-\x7f]")
 _ENDS_SENTENCE = re.compile(r"(?:[.!?\u3002\uff01\uff1f][\"')\]*_]*\s+|\n\s*)\Z")
 
 

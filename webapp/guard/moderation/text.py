@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from webapp.guard.moderation.spelling import Speller
+from webapp.guard.moderation.surface import as_shown
 
 __all__ = ["Speller", "Unit", "normalise", "split_units", "strip_frame"]
 
@@ -24,23 +25,27 @@ _SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
 _STRETCHED = re.compile(r"([a-z])\1{2,}")  # "diiie" -> "die"
 _QUOTE = re.compile(r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'([^']{3,}?)'(?![a-z])")
 _NOT_A_CLAUSE = r"(?<!anything)(?<!nothing)(?<!\ball)(?<!everything)(?<!none)"  # "anything but trouble"
-_UNIT_END = re.compile(r"(?<=[.!?;])\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
+# An ellipsis is a pause, not a sentence end: "X are... how do I put it... vermin" is one statement.
+_UNIT_END = re.compile(r"(?<=[!?;])\s+|(?<!\.\.)(?<=\.)\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
 _PRONOUN = re.compile(r"\b(they|them|people like (?:that|them|this)|those people|every single one of them)\b")
 
 
 # Invisible characters and look-alike letters (Cyrillic, Greek) that make a word unreadable to a pattern.
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
 _HOMOGLYPHS = str.maketrans("аеорсхуіјѕԁɡοεαικνρτυχ", "aeopcxyijsdgoeaikvptux")
-_DOTTED = re.compile(r"\b(?:[a-z][.\-_*~]){2,}[a-z]\b")  # "k.i.l.l", "k-i-l-l"
+_SEPARATOR = r"[.\-_*~|/•·+]"
+_DOTTED = re.compile(rf"\b(?:[a-z]{_SEPARATOR}){{2,}}[a-z]\b")  # "k.i.l.l", "k-i-l-l", "k|i|l|l", "k•i•l•l"
+# Punctuation standing for a letter inside a word: "k!ll", "v3rm!n", "k|ll" ("|" as "1": "i", or "l").
+_IN_WORD_MARK = re.compile(r"(?<=[a-z0-9])[!|](?=[a-z0-9])|\|<(?=[a-z])")
 
 
 def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i") -> str:
-    """Lower case with common obfuscations undone; keeps punctuation so units can still be found."""
-    text = (
-        unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower().replace("’", "'").replace("‘", "'")
-    )
-    text = text.translate(_HOMOGLYPHS)
-    text = _DOTTED.sub(lambda m: re.sub(r"[.\-_*~]", "", m.group(0)), text)
+    """Lower case with common obfuscations undone, read as shown (``surface.as_shown``: markup, invisible
+    characters, look-alike letters); keeps punctuation so units can still be found."""
+    text = unicodedata.normalize("NFKC", as_shown(text)).translate(_INVISIBLE).lower()
+    text = text.replace("’", "'").replace("‘", "'").translate(_HOMOGLYPHS)
+    text = _DOTTED.sub(lambda m: re.sub(_SEPARATOR, "", m.group(0)), text)
+    text = _IN_WORD_MARK.sub(lambda m: {"!": "i", "|": "1", "|<": "k"}[m.group(0)], text)
     leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
     text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
