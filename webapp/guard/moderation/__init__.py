@@ -67,6 +67,9 @@ class ModerationConfig:
     profanity_reason: str = "abusive or profane language is not allowed here"
     untargeted_profanity: str = "allow"  # "block": any profanity blocks, not only swearing aimed at someone
     profanity_person: str = ""  # regex (lexicon names allowed): a person that swearing is aimed at
+    # regex: swear words proper. A negated unit without one is left to the rules: the profanity model scores
+    # "people are not stupid" 0.9998, it learnt the insult, not the "not".
+    swear_words: str = ""
     categories: tuple[CategoryRule, ...] = ()
     lexicon: Mapping[str, str] = field(default_factory=dict)
     substitutions: Mapping[str, str] = field(default_factory=dict)
@@ -89,6 +92,7 @@ class ModerationConfig:
             profanity_reason=str(profanity.get("reason", cls.profanity_reason)),
             untargeted_profanity=_choice(profanity.get("untargeted", "allow"), ("allow", "block")),
             profanity_person=str(profanity.get("person", "")),
+            swear_words=str(profanity.get("swear_words", "")),
             categories=tuple(CategoryRule.from_mapping(c, lexicon) for c in data.get("categories", ()) or ()),
             lexicon=lexicon,
             substitutions={
@@ -130,6 +134,9 @@ class Moderator:
             re.compile(
                 expand(config.profanity_person, config.lexicon) if config.profanity_person else "(?!)"
             ),
+        )
+        self._swear_words = (
+            re.compile(expand(config.swear_words, config.lexicon)) if config.swear_words else None
         )
         self._verdicts: OrderedDict[tuple[str, Unit], ModerationFinding | None] = OrderedDict()
         self._verdicts_lock = threading.Lock()
@@ -211,6 +218,7 @@ class Moderator:
             and self._scorer is not None
             and not self._context.is_denied(unit.text)
             and not self._context.is_counter_speech(unit)
+            and not self._negated_without_swearing(unit.text)
         ):
             finding = self._profanity_finding(unit, stage)
         with self._verdicts_lock:
@@ -218,6 +226,11 @@ class Moderator:
             if len(self._verdicts) > VERDICT_CACHE_SIZE:
                 self._verdicts.popitem(last=False)
         return finding
+
+    def _negated_without_swearing(self, text: str) -> bool:
+        """ "X are not stupid", "I'd never call you an idiot": the rules judge negated insults."""
+        swearing = self._swear_words is not None and bool(self._swear_words.search(text))
+        return self._swear_words is not None and not swearing and self._context.is_negated(text)
 
     def _profanity_finding(self, unit: Unit, stage: Stage) -> ModerationFinding | None:
         assert self._scorer is not None

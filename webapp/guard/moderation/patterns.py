@@ -40,7 +40,10 @@ _PREDICATION = (
     r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
     r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
 )
-NEGATION_LOOKBACK = 12  # characters before a match in which a negation still applies to it ("don't ")
+# characters before a match in which a negation still applies to it ("I don't want any ", "never right to "),
+# back to the start of its clause only ("No, X are ...", "I won't lie, X should ...")
+NEGATION_LOOKBACK = 32
+_CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|then|because|while|cause)\s")
 
 
 def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
@@ -100,7 +103,8 @@ class CategoryRule:
                     continue
                 if self.negation_allowed or negation is None:
                     return True
-                context = text[max(0, match.start() - NEGATION_LOOKBACK) : match.end()]
+                before = _CLAUSE_START.split(text[max(0, match.start() - NEGATION_LOOKBACK) : match.start()])
+                context = before[-1] + text[match.start() : match.end()]
                 # "Immigrants are not people, they are vermin": the "not" belongs to the first clause
                 context = _NEW_SUBJECT.split(context)[-1]
                 if not negation.search(context):
