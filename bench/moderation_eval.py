@@ -7,6 +7,8 @@
     python -m bench.moderation_eval --corpus precision      # held-out look-alikes of hate (precision)
     python -m bench.moderation_eval --corpus precision-dev  # their studied development set
     python -m bench.moderation_eval --corpus precision2     # a second held-out precision slice
+    python -m bench.moderation_eval --corpus recall         # the second recall round's held-out set
+    python -m bench.moderation_eval --corpus recall-dev     # its studied development set
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -54,6 +56,9 @@ CORPORA = {
     "precision-dev": ROOT / "tests" / "data" / "moderation_precision_dev.yaml",
     # A second held-out slice of the same kind, in other shapes and vocabularies (written before its round).
     "precision2": ROOT / "tests" / "data" / "moderation_precision_heldout2.yaml",
+    # The second recall round's held-out set (never studied) and its studied twin.
+    "recall": ROOT / "tests" / "data" / "moderation_recall_heldout.yaml",
+    "recall-dev": ROOT / "tests" / "data" / "moderation_recall_dev.yaml",
 }
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
 RAILS = ROOT / "rails"
@@ -85,15 +90,15 @@ def load_corpus(name: str, source: str = "all") -> list[tuple[str, str, str]]:
 
 
 def _expanded(template: str, groups: list[dict[str, str]]) -> list[str]:
-    """A corpus line with ``{group}``/``{one}`` once per group (as written when it names none)."""
-    if not re.search(r"\{(group|one)\}", template):
+    """A corpus line with ``{group}``/``{one}``/``{noun}`` once per group (as written when it names none)."""
+    if not re.search(r"\{(group|one|noun)\}", template):
         return [template]
     texts = [_fill(template, group) for group in groups]
     return [t[0].upper() + t[1:] for t in texts]
 
 
 def _fill(template: str, group: dict[str, str]) -> str:
-    return re.sub(r"\{(group|one)\}", lambda m: group[m.group(1)], template)
+    return re.sub(r"\{(group|one|noun)\}", lambda m: group[m.group(1)], template)
 
 
 def build_moderator() -> Moderator:
@@ -207,7 +212,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--corpus",
-        choices=("heldout", "dev", "train", "clean", "precision", "precision-dev", "precision2"),
+        choices=(
+            "heldout",
+            "dev",
+            "train",
+            "clean",
+            "precision",
+            "precision-dev",
+            "precision2",
+            "recall",
+            "recall-dev",
+        ),
         default="heldout",
     )
     parser.add_argument("--source", choices=("all", "file", "templates"), default="all")
