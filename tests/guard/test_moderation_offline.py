@@ -3,6 +3,7 @@ streaming (cheap repeated checks), the held-out corpus, and failing closed with 
 
 import logging
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.corpus import Split, load_templates
 from webapp.guard.moderation.embedder import CachedEncoder, shared_encoder
-from webapp.guard.moderation.patterns import ContextRules, expand
+from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.semantic import load_examples
 from webapp.guard.moderation.text import Speller, normalise, split_units
 from webapp.guard.rails import Guard
@@ -296,9 +297,10 @@ def test_the_semantic_tier_blocks_alone_only_what_names_its_target(
 
     config = ModerationConfig.from_mapping(CONFIG)
     lexicon_group = re.compile(r"\b(?:" + config.lexicon["group"] + r")\b")
-    anchors = {c: re.compile(expand(p, config.lexicon)) for c, p in config.semantic.anchors.items()}
-    tier = semantic.SemanticTier(
-        config.semantic, ContextRules.from_mapping(config.context, config.lexicon), None, anchors
+    tier = semantic.SemanticTier.from_config(
+        replace(config.semantic, gate=""),
+        ContextRules.from_mapping(config.context, config.lexicon),
+        config.lexicon,
     )
     monkeypatch.setattr(semantic, "fitted_classifier", lambda *args, **kwargs: _SureClassifier(category))
     tier.build(encoder=None, examples=Path("unused"))  # type: ignore[arg-type]

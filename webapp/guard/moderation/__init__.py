@@ -144,19 +144,7 @@ class Moderator:
         self._semantic: SemanticTier | None = None
         self._speller: Speller | None = None
         if config.semantic.enabled:
-            gate = re.compile(expand(config.semantic.gate, config.lexicon)) if config.semantic.gate else None
-            anchors = {
-                category: re.compile(expand(pattern, config.lexicon))
-                for category, pattern in config.semantic.anchors.items()
-            }
-            swearing = config.semantic.swearing
-            self._semantic = SemanticTier(
-                config.semantic,
-                self._context,
-                gate,
-                anchors,
-                re.compile(expand(swearing, config.lexicon)) if swearing else None,
-            )
+            self._semantic = SemanticTier.from_config(config.semantic, self._context, config.lexicon)
             examples = (rails_dir or Path(".")) / config.semantic.examples
             templates = (
                 (rails_dir or Path(".")) / config.semantic.templates if config.semantic.templates else None

@@ -11,11 +11,14 @@ Embeddings are costly (~4-9 ms of CPU per sentence here), so two things keep a s
   embedded; "The capital of France is Paris." never is;
 - a cache: each unit is embedded once, however often the growing answer is checked again.
 
-Embeddings barely see negation ("X are not vermin" sits next to "X are vermin"), so a negated unit is
-also embedded without its negation, and this tier blocks it only when the negation clearly made it worse
-(by ``denial_margin``): "No Jew can be trusted" against "Jew can be trusted". A negated unit whose plain
-form is as harmful ("I would never hurt you") may be denying harm: the category rules judge it, and
-they carry explicit patterns for negated harm ("you don't deserve to live").
+Embeddings barely see negation ("X are not vermin" sits next to "X are vermin"), so a unit whose negation
+stands over a harm word ("never hurt", "not vermin", "don't hate": ``negated_harm``) is also embedded
+without its negation, and this tier blocks it only when the negation clearly made it worse (by
+``denial_margin``): "No Jew can be trusted" against "Jew can be trusted". Such a unit whose plain form is as
+harmful ("I would never hurt you") may be denying harm: the category rules judge it, and they carry explicit
+patterns for negated harm ("you don't deserve to live"). A negation elsewhere denies nothing ("X are like
+children who never grow up", "Real men don't let X make decisions", "I can't wait to ...") and the unit is
+judged like any other.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import yaml
 
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
-from webapp.guard.moderation.patterns import ContextRules
+from webapp.guard.moderation.patterns import ContextRules, expand
 from webapp.guard.moderation.text import Unit
 
 log = logging.getLogger(__name__)
@@ -70,6 +73,9 @@ class SemanticConfig:
     # category -> regex (lexicon names allowed) a unit must match for this tier to block it in that category
     # on its own: hate names a group (or a pronoun for one), incitement to self-harm names the harm.
     anchors: Mapping[str, str] = field(default_factory=dict)
+    # regex (lexicon names allowed): a negation standing over harm, the only kind that may deny it; empty:
+    # any negation may.
+    negated_harm: str = ""
     swearing: str = ""  # regex (lexicon names allowed): words taken out before a unit is embedded
 
     @classmethod
@@ -190,6 +196,8 @@ class SemanticTier:
         gate: re.Pattern[str] | None,
         anchors: Mapping[str, re.Pattern[str]] | None = None,
         swearing: re.Pattern[str] | None = None,
+        *,
+        negated_harm: re.Pattern[str] | None = None,
     ) -> None:
         self.config = config
         self._context = context
@@ -198,9 +206,31 @@ class SemanticTier:
         # classifier's word alone needs the unit to name what its category is about.
         self._anchors = dict(anchors or {})
         self._swearing = swearing
+        self._negated_harm = negated_harm
         self._classifier: SemanticClassifier | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
+
+    @classmethod
+    def from_config(
+        cls, config: SemanticConfig, context: ContextRules, lexicon: Mapping[str, str]
+    ) -> SemanticTier:
+        """The tier with its patterns compiled (word-list names in them expanded from ``lexicon``)."""
+
+        def one(pattern: str) -> re.Pattern[str] | None:
+            return re.compile(expand(pattern, lexicon)) if pattern else None
+
+        def each(patterns: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
+            return {name: re.compile(expand(pattern, lexicon)) for name, pattern in patterns.items()}
+
+        return cls(
+            config,
+            context,
+            one(config.gate),
+            each(config.anchors),
+            one(config.swearing),
+            negated_harm=one(config.negated_harm),
+        )
 
     def build(
         self,
@@ -243,7 +273,7 @@ class SemanticTier:
         texts = [
             t for u in candidates for t in dict.fromkeys((self._unsworn(u.plain), self._unsworn(u.text)))
         ]
-        denials = [unnegate(t) if self._context.is_negated(t) else "" for t in texts]
+        denials = [unnegate(t) if self._may_deny(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
         for text, (probability, category), denial in zip(texts, own, denials, strict=True):
@@ -254,6 +284,15 @@ class SemanticTier:
             if probability >= self.config.threshold and self._anchored(category, text):
                 return category
         return None
+
+    def _may_deny(self, text: str) -> bool:
+        """Whether the unit's negation may deny harm: it stands over a harm word, or the unit opens by
+        denying what follows ("It's not true that ...")."""
+        if not self._context.is_negated(text):
+            return False
+        if self._negated_harm is None:
+            return True
+        return bool(self._negated_harm.search(text) or self._context.denial.search(text))
 
     def _unsworn(self, text: str) -> str:
         """The unit without its swear words: what is said, not how loudly ("Are you fucking kidding me?"
