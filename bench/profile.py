@@ -1,6 +1,7 @@
 """Where railchat's CPU goes under load: py-spy samples the app while the load benchmark's clients stream.
 
-    python -m bench profile [--system railchat-api|railchat-ui] [--streams 32] [--seconds 30] [--out DIR]
+    python -m bench profile [--system railchat-api|railchat-ui] [--streams 32] [--seconds 30] [--native]
+                            [--out DIR]
 
 Writes py-spy's collapsed stacks (``profile.txt``, for flame graph tools) and prints the functions that
 were on the stack in the largest share of busy samples (inclusive) and those that were running (self), with
@@ -85,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument(
+        "--native",
+        action="store_true",
+        help="C frames too (py-spy pauses the app per sample: CPU reads higher)",
+    )
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="railchat-profile-")))
     args = parser.parse_args(argv)
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
@@ -98,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         collapsed = args.out / "profile.txt"
         spy = subprocess.Popen(
             [py_spy, "record", "-p", str(app.process.pid), "-d", str(int(args.seconds)), "-r", "200"]
-            + ["-f", "raw", "-o", str(collapsed), "--nonblocking"],
+            + ["-f", "raw", "-o", str(collapsed)]
+            + (["--native"] if args.native else ["--nonblocking"]),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

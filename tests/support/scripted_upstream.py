@@ -59,6 +59,7 @@ class Recorded:
     disconnected: float | None = None
     last_sent: float | None = None
     finished: bool = False  # the final chunk (with its finish reason) was sent
+    client_port: int | None = None  # tells the client's connections apart (a reused one keeps its port)
 
 
 class ScriptedUpstream:
@@ -130,7 +131,8 @@ class ScriptedUpstream:
         @app.post("/v1/chat/completions")
         async def chat(request: Request):
             body = await request.json()
-            record = Recorded(body=body, started=time.monotonic())
+            port = request.client.port if request.client else None
+            record = Recorded(body=body, started=time.monotonic(), client_port=port)
             self.requests.append(record)
             script = self.scripts.pop(0) if self.scripts else self.default
             if script.status != 200:

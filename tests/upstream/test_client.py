@@ -116,3 +116,31 @@ def test_a_leading_think_block_in_the_content_is_reasoning(
         else:
             merged.append((d.kind, d.text))
     assert merged == expected
+
+
+async def test_a_finished_stream_leaves_its_connection_for_the_next_turn(upstream) -> None:
+    client = LLMClient(upstream.base_url)
+    for _ in range(3):
+        await stream(client, upstream)
+    assert len(upstream.requests) == 3
+    assert len({r.client_port for r in upstream.requests}) == 1
+    await client.aclose()
+
+
+async def test_a_stream_closed_early_takes_its_connection_down(upstream) -> None:
+    upstream.push(Script(answer=["word "] * 50, delay_s=0.01))
+    client = LLMClient(upstream.base_url)
+    result = StreamResult()
+    deltas = client.stream_chat(
+        upstream.model,
+        [{"role": "user", "content": "hi"}],
+        sampling={},
+        extra_body={},
+        max_tokens=50,
+        result=result,
+    )
+    assert (await anext(deltas)).text == "word "
+    await deltas.aclose()
+    await stream(client, upstream)
+    assert upstream.requests[0].client_port != upstream.requests[1].client_port
+    await client.aclose()

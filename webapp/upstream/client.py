@@ -1,160 +1,59 @@
-"""The upstream model server, spoken to through the `openai` SDK (plus vLLM's /tokenize and /health).
+"""The upstream model server: streamed chat completions, plus vLLM's /tokenize and /health.
 
-Everything model-specific comes from the profile; this module only knows the OpenAI wire format and the
-ways OpenAI-compatible engines extend it, so attach mode works with any of them:
-- reasoning as `reasoning` (vLLM now), `reasoning_content` (older vLLM, SGLang, hosted NVIDIA endpoints), or
-  inside the answer between `<think>` and `</think>` (servers without a reasoning parser, e.g. KTransformers);
-- tool calls as `delta.tool_calls` fragments (id and name first, then argument pieces), passed on as such;
+Everything model-specific comes from the profile; this module only knows the OpenAI wire format (``wire``)
+and the ways OpenAI-compatible engines extend it, so attach mode works with any of them:
 - `/health` where the engine has one, else `/v1/models` answering is what healthy means;
 - `/v1/models` as OpenAI's `{"data": [...]}` or a bare list.
+
+The chat request goes out through httpx itself, not the openai SDK: the body is a plain JSON object (the
+messages are already in OpenAI's shape), and the SDK's request building (its type-driven transform of every
+message, its retries and headers) was 8% of the app's CPU at 16 streams for nothing the app uses. The stream
+comes back through ``sse``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
-import openai
 
-DeltaKind = Literal["reasoning", "answer", "tool_call"]
-# Sampling fields the openai SDK takes as arguments; anything else goes into the body as is.
-OPENAI_SAMPLING = frozenset(
-    {"temperature", "top_p", "presence_penalty", "frequency_penalty", "seed", "stop", "logit_bias"}
+from webapp.upstream.sse import delta_batches
+from webapp.upstream.wire import (
+    Delta,
+    ImagesNotSupported,
+    StreamResult,
+    ThinkTags,
+    UpstreamError,
+    UpstreamUnavailable,
+    deltas_of,
+    reasoning_of,
+    tool_call_deltas,
 )
 
-
-class UpstreamError(RuntimeError):
-    """The model server failed or is unreachable. `user_message` is safe to show."""
-
-    def __init__(self, user_message: str, *, status: int | None = None, detail: str = "") -> None:
-        super().__init__(user_message)
-        self.user_message = user_message
-        self.status = status
-        self.detail = detail
-
-
-class UpstreamUnavailable(UpstreamError):
-    pass
-
-
-class ImagesNotSupported(UpstreamError):
-    pass
-
-
-@dataclass(frozen=True)
-class Delta:
-    """A piece of the reply. For a tool call: `text` is an argument fragment, `index` tells the calls apart,
-    and `call_id`/`name` come with a call's first fragment."""
-
-    kind: DeltaKind
-    text: str
-    index: int = 0
-    call_id: str | None = None
-    name: str | None = None
-
-
-@dataclass
-class StreamResult:
-    """Filled in while a stream runs; read after it ends."""
-
-    finish_reason: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
+__all__ = [
+    "Delta",
+    "ImagesNotSupported",
+    "LLMClient",
+    "StreamResult",
+    "ThinkTags",
+    "UpstreamError",
+    "UpstreamUnavailable",
+    "deltas_of",
+    "reasoning_of",
+    "server_root",
+    "tool_call_deltas",
+]
+# Idle connections kept open to the upstream: one per concurrent stream, so a new turn does not connect anew.
+KEEPALIVE_CONNECTIONS = 128
 
 
 def server_root(base_url: str) -> str:
     """`http://h:8000/v1` -> `http://h:8000` (where vLLM's /health and /tokenize live)."""
     root = base_url.rstrip("/")
     return root[: -len("/v1")] if root.endswith("/v1") else root
-
-
-class ThinkTags:
-    """Moves `<think>...</think>` at the start of an answer to reasoning, for engines that leave it in the
-    content. Only a leading block: a `<think>` later in an answer is the model talking about tags."""
-
-    OPEN, CLOSE = "<think>", "</think>"
-
-    def __init__(self) -> None:
-        self.state: Literal["start", "thinking", "answer"] = "start"
-        self.held = ""
-
-    def split(self, content: str) -> list[Delta]:
-        if self.state == "answer":
-            return [Delta("answer", content)] if content else []
-        self.held += content
-        if self.state == "start":
-            opening = self.held.lstrip()
-            if self.OPEN.startswith(opening):
-                return []  # "<thi" may still become "<think>"
-            if not opening.startswith(self.OPEN):
-                return self._answer()
-            self.state, self.held = "thinking", opening[len(self.OPEN) :]
-        return self._thinking()
-
-    def _thinking(self) -> list[Delta]:
-        end = self.held.find(self.CLOSE)
-        if end == -1:
-            keep = _partial_suffix(self.held, self.CLOSE)  # "</thi" may still become "</think>"
-            ready, self.held = self.held[: len(self.held) - keep], self.held[len(self.held) - keep :]
-            return [Delta("reasoning", ready)] if ready else []
-        reasoning, rest = self.held[:end], self.held[end + len(self.CLOSE) :].lstrip("\n")
-        self.held, self.state = "", "answer"
-        return [d for d in (Delta("reasoning", reasoning), Delta("answer", rest)) if d.text]
-
-    def _answer(self) -> list[Delta]:
-        text, self.held, self.state = self.held, "", "answer"
-        return [Delta("answer", text)] if text else []
-
-    def flush(self) -> list[Delta]:
-        """At the end of the stream: whatever is held is what it looked like."""
-        text, self.held = self.held, ""
-        kind: DeltaKind = "reasoning" if self.state == "thinking" else "answer"
-        return [Delta(kind, text)] if text else []
-
-
-def _partial_suffix(text: str, marker: str) -> int:
-    """Length of the longest end of `text` that is a beginning of `marker`."""
-    for size in range(min(len(marker) - 1, len(text)), 0, -1):
-        if marker.startswith(text[-size:]):
-            return size
-    return 0
-
-
-def _field(obj: Any, key: str) -> Any:
-    """A field of a JSON object as parsed from the stream, or of an SDK object (extra fields included)."""
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key, None) or (getattr(obj, "model_extra", None) or {}).get(key)
-
-
-def tool_call_deltas(delta: Any) -> list[Delta]:
-    """OpenAI-shaped `delta.tool_calls` fragments as Deltas (engines differ in which fields they repeat)."""
-    deltas = []
-    for position, call in enumerate(_field(delta, "tool_calls") or ()):
-        function = _field(call, "function")
-        index = _field(call, "index")
-        deltas.append(
-            Delta(
-                "tool_call",
-                (_field(function, "arguments") or "") if function else "",
-                index=index if isinstance(index, int) else position,
-                call_id=_field(call, "id") or None,
-                name=(_field(function, "name") or None) if function else None,
-            )
-        )
-    return deltas
-
-
-def reasoning_of(delta: Any) -> str:
-    """vLLM sends reasoning as `reasoning` (current) or `reasoning_content` (older); read both."""
-    for key in ("reasoning", "reasoning_content"):
-        value = _field(delta, key)
-        if value:
-            return str(value)
-    return ""
 
 
 class LLMClient:
@@ -164,17 +63,12 @@ class LLMClient:
         self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_s, connect=5.0),
             headers={"Authorization": f"Bearer {api_key}"},
-        )
-        self._openai = openai.AsyncOpenAI(
-            base_url=self.base_url,
-            api_key=api_key,
-            max_retries=0,
-            http_client=self._http,  # type: ignore[arg-type]  # typed as httpx2's client; httpx's works
+            limits=httpx.Limits(max_keepalive_connections=KEEPALIVE_CONNECTIONS),
         )
         self._max_model_len: dict[str, int] = {}
 
     async def aclose(self) -> None:
-        await self._openai.close()
+        await self._http.aclose()
 
     async def health(self) -> bool:
         """vLLM's and SGLang's `/health`; an engine without one (404, 405) is healthy if it lists models."""
@@ -238,103 +132,99 @@ class LLMClient:
         result: StreamResult,
     ) -> AsyncGenerator[Delta, None]:
         """Yield reasoning and answer deltas. Closing the iterator closes the HTTP stream (cancels upstream)."""
-        standard = {k: v for k, v in sampling.items() if k in OPENAI_SAMPLING}
-        # vLLM's own sampling keys (top_k, min_p, repetition_penalty...) travel in the request body.
-        body = {**{k: v for k, v in sampling.items() if k not in OPENAI_SAMPLING}, **extra_body}
-        request = self._openai.chat.completions.with_streaming_response.create(  # type: ignore[call-overload]
-            model=model,
-            messages=messages,
-            stream=True,
-            stream_options={"include_usage": True},
-            max_tokens=max_tokens,
-            extra_body=body or None,
-            **standard,
+        batches = self.stream_batches(
+            model, messages, sampling=sampling, extra_body=extra_body, max_tokens=max_tokens, result=result
         )
         try:
-            async with request as response:
-                async for delta in _deltas(response.http_response, result):
+            async for batch in batches:
+                for delta in batch:
                     yield delta
-        except openai.APIConnectionError as exc:
+        finally:
+            await batches.aclose()
+
+    async def stream_batches(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        *,
+        sampling: dict[str, Any],
+        extra_body: dict[str, Any],
+        max_tokens: int,
+        result: StreamResult,
+    ) -> AsyncGenerator[list[Delta], None]:
+        """The deltas as they arrived: one list per piece read from the upstream (several deltas when they
+        came together). Closing the iterator closes the HTTP stream, and vLLM aborts the request."""
+        body = {
+            "model": model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "max_tokens": max_tokens,
+            # the profile's sampling, then the client's tools and vLLM's own keys (top_k, chat_template_kwargs)
+            **sampling,
+            **extra_body,
+        }
+        async with self._chat_stream(body) as raw:
+            try:
+                async for batch in delta_batches(raw, result):
+                    yield batch
+            except httpx.TransportError as exc:
+                raise UpstreamUnavailable(
+                    "The model server stopped answering in the middle of the reply."
+                ) from exc
+
+    @asynccontextmanager
+    async def _chat_stream(self, body: dict[str, Any]) -> AsyncGenerator[AsyncIterator[bytes], None]:
+        """The response body's raw pieces once the upstream accepted the request; its refusal as an
+        UpstreamError. Leaving the block closes the response (and its connection, if unfinished)."""
+        request = self._http.build_request(
+            "POST",
+            f"{self.base_url}/chat/completions",
+            content=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
+        )
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.HTTPError as exc:  # could not connect, or no answer in time
             raise UpstreamUnavailable(
                 "The model server is unavailable right now. Try again in a moment."
             ) from exc
-        except openai.APIStatusError as exc:
-            raise _classify_status_error(exc) from exc
-        except httpx.TransportError as exc:
-            raise UpstreamUnavailable(
-                "The model server stopped answering in the middle of the reply."
-            ) from exc
+        try:
+            if response.status_code >= 400:
+                await response.aread()
+                raise status_error(response.status_code, response.text)
+            yield response.aiter_raw()
+        finally:
+            await response.aclose()
 
 
-async def _deltas(response: httpx.Response, result: StreamResult) -> AsyncGenerator[Delta, None]:
-    """The stream's deltas, read from its server-sent events as plain JSON.
-
-    Lean on purpose: the SDK's typed chunks cost more CPU than the rest of the turn (a py-spy profile at 32
-    streams: ~14% of all samples in its model construction), and only a handful of fields are read here.
-    """
-    think = ThinkTags()
-    async for line in response.aiter_lines():
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            break
-        chunk = json.loads(data)
-        if chunk.get("error"):
-            raise UpstreamError(
-                "The model server reported an error in the middle of the reply.", detail=str(chunk["error"])
-            )
-        if usage := chunk.get("usage"):
-            result.prompt_tokens = usage.get("prompt_tokens")
-            result.completion_tokens = usage.get("completion_tokens")
-        for choice in chunk.get("choices") or ():
-            for delta in deltas_of(choice.get("delta"), think):
-                yield delta
-            if choice.get("finish_reason"):
-                result.finish_reason = choice["finish_reason"]
-    for delta in think.flush():
-        yield delta
-    if result.finish_reason is None:
-        # Every complete OpenAI stream names why it ended; without that the reply was cut somewhere.
-        raise UpstreamError("The model server ended the reply before finishing it.")
-
-
-def deltas_of(delta: Any, think: ThinkTags) -> list[Delta]:
-    """One streamed choice delta as reasoning, answer and tool-call Deltas, in that order."""
-    if delta is None:
-        return []
-    reasoning = reasoning_of(delta)
-    found = [Delta("reasoning", reasoning)] if reasoning else []
-    if content := _field(delta, "content"):
-        found += think.split(content) if not reasoning else [Delta("answer", content)]
-    return found + tool_call_deltas(delta) if _field(delta, "tool_calls") else found
-
-
-def _classify_status_error(exc: openai.APIStatusError) -> UpstreamError:
-    detail = _error_text(exc)
-    if exc.status_code == 400 and "multimodal" in detail.lower():
+def status_error(status: int, text: str) -> UpstreamError:
+    """The upstream's refusal of a request (its HTTP status and body) as an error a user can read."""
+    detail = _error_text(text)
+    lowered = detail.lower()
+    if status == 400 and "multimodal" in lowered:
         return ImagesNotSupported(
             "The served model cannot see images. Send text only, or serve a vision model.",
             status=400,
             detail=detail,
         )
-    if exc.status_code == 400 and (
-        "maximum context length" in detail.lower() or "too long" in detail.lower()
-    ):
+    if status == 400 and ("maximum context length" in lowered or "too long" in lowered):
         return UpstreamError("The conversation is too long for the model.", status=400, detail=detail)
-    if exc.status_code >= 500:
-        return UpstreamUnavailable(
-            "The model server is unavailable right now.", status=exc.status_code, detail=detail
-        )
-    return UpstreamError(
-        f"The model server refused the request ({exc.status_code}).", status=exc.status_code, detail=detail
-    )
+    if status >= 500:
+        return UpstreamUnavailable("The model server is unavailable right now.", status=status, detail=detail)
+    return UpstreamError(f"The model server refused the request ({status}).", status=status, detail=detail)
 
 
-def _error_text(exc: openai.APIStatusError) -> str:
-    body = exc.body
+def _error_text(text: str) -> str:
+    """The message of an OpenAI-style error body (`{"error": {"message"}}` or vLLM's `{"message"}`), else
+    the body as it came."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text.strip()
     if isinstance(body, dict):
-        message = body.get("message") or (body.get("error") or {}).get("message")
+        error = body.get("error")
+        message = body.get("message") or (error.get("message") if isinstance(error, dict) else error)
         if message:
             return str(message)
-    return str(exc.message)
+    return text.strip()
