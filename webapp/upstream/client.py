@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from webapp.upstream.direct import DirectStreams, can_serve
 from webapp.upstream.sse import delta_batches
 from webapp.upstream.wire import (
     Delta,
@@ -48,6 +49,7 @@ __all__ = [
 ]
 # Idle connections kept open to the upstream: one per concurrent stream, so a new turn does not connect anew.
 KEEPALIVE_CONNECTIONS = 128
+CONNECT_TIMEOUT_S = 5.0
 
 
 def server_root(base_url: str) -> str:
@@ -57,17 +59,35 @@ def server_root(base_url: str) -> str:
 
 
 class LLMClient:
-    def __init__(self, base_url: str, api_key: str = "EMPTY", *, timeout_s: float = 600.0) -> None:
+    def __init__(
+        self, base_url: str, api_key: str = "EMPTY", *, timeout_s: float = 600.0, direct: bool | None = None
+    ) -> None:
+        """direct: stream answers over the app's own connections (``direct``); by default where that is plain
+        http without a proxy, else through httpx."""
         self.base_url = base_url.rstrip("/")
         self.root = server_root(self.base_url)
+        auth = {"Authorization": f"Bearer {api_key}"}
         self._http = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout_s, connect=5.0),
-            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=httpx.Timeout(timeout_s, connect=CONNECT_TIMEOUT_S),
+            headers=auth,
             limits=httpx.Limits(max_keepalive_connections=KEEPALIVE_CONNECTIONS),
+        )
+        self._direct = (
+            DirectStreams(
+                self.base_url,
+                auth,
+                connect_timeout_s=CONNECT_TIMEOUT_S,
+                read_timeout_s=timeout_s,
+                keep=KEEPALIVE_CONNECTIONS,
+            )
+            if (can_serve(self.base_url) if direct is None else direct)
+            else None
         )
         self._max_model_len: dict[str, int] = {}
 
     async def aclose(self) -> None:
+        if self._direct is not None:
+            self._direct.close()
         await self._http.aclose()
 
     async def health(self) -> bool:
@@ -165,35 +185,45 @@ class LLMClient:
             **extra_body,
         }
         async with self._chat_stream(body) as raw:
-            try:
-                async for batch in delta_batches(raw, result):
-                    yield batch
-            except httpx.TransportError as exc:
-                raise UpstreamUnavailable(
-                    "The model server stopped answering in the middle of the reply."
-                ) from exc
+            async for batch in delta_batches(raw, result):
+                yield batch
 
     @asynccontextmanager
     async def _chat_stream(self, body: dict[str, Any]) -> AsyncGenerator[AsyncIterator[bytes], None]:
         """The response body's raw pieces once the upstream accepted the request; its refusal as an
         UpstreamError. Leaving the block closes the response (and its connection, if unfinished)."""
-        request = self._http.build_request(
-            "POST",
-            f"{self.base_url}/chat/completions",
-            content=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
-        )
+        content = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self._direct is not None:
+            opened = self._direct.post("/chat/completions", content, headers)
+        else:
+            opened = self._httpx_post("/chat/completions", content, headers)
+        answering = False
         try:
-            response = await self._http.send(request, stream=True)
-        except httpx.HTTPError as exc:  # could not connect, or no answer in time
+            async with opened as (status, pieces):
+                answering = True
+                if status >= 400:
+                    text = b"".join([piece async for piece in pieces]).decode(errors="replace")
+                    raise status_error(status, text)
+                yield pieces
+        except httpx.HTTPError as exc:
+            if not answering:  # could not connect, or no answer in time
+                raise UpstreamUnavailable(
+                    "The model server is unavailable right now. Try again in a moment."
+                ) from exc
             raise UpstreamUnavailable(
-                "The model server is unavailable right now. Try again in a moment."
+                "The model server stopped answering in the middle of the reply."
             ) from exc
+
+    @asynccontextmanager
+    async def _httpx_post(
+        self, path: str, content: bytes, headers: dict[str, str]
+    ) -> AsyncGenerator[tuple[int, AsyncIterator[bytes]], None]:
+        """The same as ``DirectStreams.post``, through httpx (https, proxies)."""
+        request = self._http.build_request("POST", self.base_url + path, content=content, headers=headers)
+        response = await self._http.send(request, stream=True)
         try:
-            if response.status_code >= 400:
-                await response.aread()
-                raise status_error(response.status_code, response.text)
-            yield response.aiter_raw()
+            yield response.status_code, response.aiter_raw()
         finally:
             await response.aclose()
 
