@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from webapp.guard.interface import Rails
+from webapp.guard.outputfilter import FilterStep
 from webapp.guard.verdicts import RailOutcome, refusal_message, summarise_verdicts
 from webapp.store import ContextIn, RailEventIn, Store
 from webapp.turn.checkpoints import Checkpoints
@@ -42,7 +43,7 @@ from webapp.upstream.client import (
 from webapp.upstream.profiles import Profile
 
 if TYPE_CHECKING:
-    from webapp.guard.outputfilter import Channel, FilterStep, OutputFilter
+    from webapp.guard.outputfilter import Channel, OutputFilter
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ class AnswerStep:
         started = time.monotonic()
         status: FinalStatus = "interrupted"  # what a cancelled or crashed stream is left as
         done: TurnDone | None = None
-        stream = self.llm.stream_chat(
+        stream = self.llm.stream_batches(
             self.served_model,
             context.messages,
             sampling=sampling,
@@ -253,18 +254,48 @@ class AnswerStep:
 
 
 async def _filtered(
-    stream: AsyncIterator[Delta], filt: OutputFilter, gate: ToolCallGate, answer: Transcript, started: float
+    batches: AsyncIterator[list[Delta]],
+    filt: OutputFilter,
+    gate: ToolCallGate,
+    answer: Transcript,
+    started: float,
 ) -> AsyncGenerator[FilterStep | GateStep, None]:
     """The output rails' verdict on every delta as it arrives (text through the filter, tool calls through the
-    gate), then on what was still held back at the end."""
-    async for delta in stream:
-        answer.add(delta, started)
-        if delta.kind == "tool_call":
-            yield await gate.feed(delta)
-        else:
-            yield await filt.feed(delta.kind, delta.text)
+    gate), then on what was still held back at the end.
+
+    Each delta is judged as it came, but what a batch (the deltas that arrived together) released is one step:
+    one event per channel, one SSE write, one UI update, instead of one per word. A batch is what one read
+    brought, so nothing waits for it to fill: when the app keeps up it is one delta, when it falls behind the
+    words that queued up meanwhile go out together and it catches up.
+    """
+    async for batch in batches:
+        text: FilterStep | None = None  # what the batch's text deltas released so far, one step
+        for delta in batch:
+            answer.add(delta, started)
+            if delta.kind == "tool_call":
+                if text is not None:
+                    yield text
+                    text = None
+                step: FilterStep | GateStep = await gate.feed(delta)
+                yield step
+            else:
+                text = _joined(text, await filt.feed(delta.kind, delta.text))
+            if text is not None and text.block is not None:
+                break  # nothing after a block is judged or shown
+        if text is not None:
+            yield text
     yield await filt.flush()
     yield await gate.flush()
+
+
+def _joined(first: FilterStep | None, then: FilterStep) -> FilterStep:
+    """Two consecutive filter steps as one: released text appended per channel, verdicts in order."""
+    if first is None:
+        return then
+    released = dict(first.released)
+    for channel, piece in then.released.items():
+        released[channel] = released.get(channel, "") + piece
+    return FilterStep(released=released, events=[*first.events, *then.events], block=then.block)
 
 
 @dataclass
