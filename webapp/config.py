@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     max_tokens: int = 1024
     max_tokens_cap: int = 4096
     context_margin: int = 64
+    # Tokenize a new message only when an upper bound of its tokens (UTF-8 bytes and the template's markup)
+    # does not prove that the context fits; off: every new message is counted exactly (a /tokenize per turn).
+    tokenize_near_limit_only: bool = True
     fallback_max_model_len: int = 4096  # when the server does not say its context length
     max_message_chars: int = 100_000
     max_image_bytes: int = 20 * 2**20
@@ -155,6 +158,7 @@ class Settings(BaseSettings):
             default_max_tokens=self.max_tokens,
             max_tokens_cap=self.max_tokens_cap,
             context_margin=self.context_margin,
+            tokenize_near_limit_only=self.tokenize_near_limit_only,
             fallback_max_model_len=self.fallback_max_model_len,
             max_message_chars=self.max_message_chars,
             max_images=self.max_images_per_message,

@@ -113,7 +113,7 @@ def test_6_the_context_meter_explains_the_answers_reserve(page, browser_upstream
     wait_idle(page)
     meter = page.inner_text("#context-meter")
     assert re.search(
-        r"Context: [\d,]+ / 31,680 tokens \(the model's 32,768-token window less 1,088 kept", meter
+        r"Context: at most [\d,]+ / 31,680 tokens \(the model's 32,768-token window less 1,088 kept", meter
     )
 
 

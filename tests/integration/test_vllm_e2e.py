@@ -43,7 +43,7 @@ async def test_turn_through_chat_service(real_service: ChatService) -> None:
     answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
     assert answer.strip()
     context = next(e for e in events if isinstance(e, ContextInfo))
-    assert context.max_model_len == 4096 and context.tokens > 5  # exact count from vLLM's /tokenize
+    assert context.max_model_len == 4096 and context.tokens > 5  # at most: the bound proved the fit
     stored = real_service.store.messages(events[0].session_id)
     assert stored[-1].status == "complete" and stored[-1].content == answer
     assert stored[-1].completion_tokens and stored[-1].ttft_ms is not None

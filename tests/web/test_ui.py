@@ -98,6 +98,7 @@ async def test_a_non_image_file_is_refused_by_name_and_the_message_kept(
 
 def test_context_meter_explains_the_answers_reserve() -> None:
     assert context_meter(ContextInfo(120, 4096, 0)) == "Context: 120 / 4,096 tokens"
+    assert context_meter(ContextInfo(120, 4096, 0, at_most=True)) == "Context: at most 120 / 4,096 tokens"
     meter = context_meter(ContextInfo(120, 4096, 3, budget=3008))
     assert meter.startswith("Context: 120 / 3,008 tokens (the model's 4,096-token window less 1,088 kept")
     assert meter.endswith("3 earlier messages not sent")

@@ -6,9 +6,10 @@ then whole old turns, oldest first. Past reasoning is never sent: a ContextMessa
 only "text" and "image_url" content parts are accepted.
 
 Token counts come from the tokenizer (vLLM ``POST /tokenize`` with the chat ``messages`` form), one message
-at a time, cached, so a turn only tokenizes what is new. The sum of per-message counts equals the count of
-the whole conversation for chat templates that render each message on its own (ChatML, Kimi, Qwen,
-Llama 3): with ``T`` the tokenizer and ``x`` a probe message,
+at a time, cached, so a turn only tokenizes what is new; with ``upper_bound``, not even that while an upper
+bound of the new messages (``tokencounts``) proves they fit (``bounded``: counts are then at most). The sum
+of per-message counts equals the count of the whole conversation for chat templates that render each message
+on its own (ChatML, Kimi, Qwen, Llama 3): with ``T`` the tokenizer and ``x`` a probe message,
 
     overhead     = 2*T([x]) - T([x, x])         # BOS, generation prompt, any default system prompt
     cost(m)      = T([m]) - overhead            # the message's own tokens
@@ -30,10 +31,11 @@ import hashlib
 import json
 import logging
 import math
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
+
+from webapp.turn.tokencounts import SHARED_CACHE, TEMPLATE_SLACK, TokenCache, bounds_if_they_fit
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,7 @@ class ContextResult:
     dropped: int  # history messages not sent
     images_dropped: int  # images not sent (dropped with their message or replaced by a marker)
     exact: bool = True  # False when a fallback estimate was used
+    bounded: bool = False  # True when new messages were counted by an upper bound (tokens is then at most)
 
 
 class ContextTooLong(Exception):
@@ -104,32 +107,6 @@ class ContextTooLong(Exception):
         )
 
 
-class TokenCache:
-    """A bounded LRU of per-message token counts, shared by all builders of the process."""
-
-    def __init__(self, max_entries: int = 200_000) -> None:
-        self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, int] = OrderedDict()
-
-    def get(self, key: Hashable) -> int | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
-
-    def put(self, key: Hashable, value: int) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-SHARED_CACHE = TokenCache()
-
-
 @dataclass
 class _Entry:
     message: ContextMessage
@@ -143,6 +120,7 @@ class _Counter:
     """Counts for one build; remembers whether any count was a guess."""
 
     exact: bool = True
+    bounded: bool = False
     failed: bool = False  # after one failure the rest of the build estimates: a down server fails slowly
     semaphore: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(_TOKENIZE_CONCURRENCY))
 
@@ -159,9 +137,12 @@ class ContextBuilder:
         image_cost: ImageCost | None = None,
         cache: TokenCache | None = None,
         cache_namespace: Hashable | None = None,
+        upper_bound: bool = False,
     ) -> None:
         """cache_namespace separates counts of different tokenizers; default: the tokenizer itself (a bound
-        method compares equal across accesses, so a builder made per turn still hits the cache)."""
+        method compares equal across accesses, so a builder made per turn still hits the cache).
+        upper_bound: new messages that surely fit are not tokenized (see the module's docstring)."""
+        self.upper_bound = upper_bound
         self.tokenizer = tokenizer
         self.max_model_len = max_model_len
         self.max_tokens = max_tokens
@@ -183,7 +164,7 @@ class ContextBuilder:
         overhead = await self._overhead(counter)
         system = {"role": "system", "content": system_prompt} if system_prompt else None
         base = overhead if system is None else await self._system_cost(system, counter)
-        entries = await self._entries(history, overhead, counter)
+        entries = await self._entries(history, overhead, counter, room=self.budget - base)
         turns = _turns(entries)
         total = base + sum(e.cost for e in entries)
         if total > self.budget:
@@ -205,6 +186,7 @@ class ContextBuilder:
             dropped=len(entries) - len(kept),
             images_dropped=images_dropped,
             exact=counter.exact,
+            bounded=counter.bounded,
         )
 
     async def _drop_old_images(
@@ -224,24 +206,33 @@ class ContextBuilder:
         return total
 
     async def _entries(
-        self, history: Sequence[ContextMessage], overhead: int, counter: _Counter
+        self, history: Sequence[ContextMessage], overhead: int, counter: _Counter, room: int
     ) -> list[_Entry]:
         # Cache hits are looked up inline: a task per message would cost more than the whole warm build.
         forms = [_text_form(m) for m in history]
         keys = [(self.namespace, "text", _message_key(m, f)) for m, f in zip(history, forms, strict=False)]
         costs = [self.cache.get(k) for k in keys]
+        images = [_image_count(m.content) for m in history]
+        image_costs = [self._images_cost(m, n) for m, n in zip(history, images, strict=False)]
         missing = [i for i, cost in enumerate(costs) if cost is None]
+        room -= sum(image_costs) + sum(c for c in costs if c is not None)
+        bounds = self._bounds([forms[i] for i in missing], room)
         if missing:
-            counted = await asyncio.gather(
+            counter.bounded = bounds is not None
+            counted = bounds or await asyncio.gather(
                 *(self._count(forms[i], keys[i], overhead, counter) for i in missing)
             )
             for i, cost in zip(missing, counted, strict=False):
                 costs[i] = cost
-        entries = []
-        for message, text_cost in zip(history, costs, strict=False):
-            images = _image_count(message.content)
-            entries.append(_Entry(message, images, cast(int, text_cost) + self._images_cost(message, images)))
-        return entries
+        return [
+            _Entry(message, n, cast(int, text_cost) + image_cost)
+            for message, n, text_cost, image_cost in zip(history, images, costs, image_costs, strict=False)
+        ]
+
+    def _bounds(self, forms: list[dict[str, Any]], room: int) -> list[int] | None:
+        """Upper bounds of the new messages if they prove the fit (the probe's cost measures the markup)."""
+        probe = self.cache.get((self.namespace, "probe")) if self.upper_bound and forms else None
+        return None if probe is None else bounds_if_they_fit(forms, room, probe + TEMPLATE_SLACK)
 
     def _images_cost(self, message: ContextMessage, images: int) -> int:
         sized = message.image_sizes[:images] if self.image_cost is not None else ()
@@ -274,6 +265,7 @@ class ContextBuilder:
         if not 0 <= overhead <= one:  # a template that does not add up: likewise
             overhead = 0
         self.cache.put(key, overhead)
+        self.cache.put((self.namespace, "probe"), one - overhead)  # the template's markup, and a token or two
         return overhead
 
     async def _count(self, form: dict[str, Any], key: Hashable, overhead: int, counter: _Counter) -> int:

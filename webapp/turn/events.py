@@ -98,6 +98,7 @@ class ContextInfo:
     dropped: int
     # What the conversation may use: the window less the answer's reserve (max_tokens) and a small margin.
     budget: int | None = None
+    at_most: bool = False  # tokens is an upper bound: the context surely fit, so it was not counted exactly
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ class TurnOptions:
     default_max_tokens: int  # answer length when a client does not ask
     max_tokens_cap: int  # the most a client may ask for (also capped at half the context window)
     context_margin: int  # tokens kept free for the chat template's own markup
+    tokenize_near_limit_only: bool  # new messages that surely fit are counted by an upper bound
     fallback_max_model_len: int  # context length when the server does not say
     max_message_chars: int
     max_images: int  # per message

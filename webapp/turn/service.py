@@ -184,7 +184,9 @@ class ChatService:
             await self._store_answer_error(session_id, user_id, str(exc), request)
             yield TurnDone("error", None, str(exc), kind="error", code="context_too_long")
             return
-        yield ContextInfo(context.tokens, max_model_len, context.dropped, budget=context.budget)
+        yield ContextInfo(
+            context.tokens, max_model_len, context.dropped, budget=context.budget, at_most=context.bounded
+        )
 
         # 5-7. Stream, filter, persist.
         # aclosing: when the caller stops (UI stop button, API client gone) the inner stream is closed at
@@ -344,6 +346,7 @@ class ChatService:
             max_model_len=max_model_len,
             max_tokens=max_tokens,
             margin=self.options.context_margin,
+            upper_bound=self.options.tokenize_near_limit_only,
             image_tokens=self.profile.image_tokens,
             image_cost=self.profile.image_cost,
         )

@@ -40,7 +40,7 @@ def notice_html(kind: str, text: str) -> str:
 def context_meter(info: ContextInfo) -> str:
     """Tokens used of what the conversation may use, and why that is less than the model's window."""
     budget = info.budget or info.max_model_len
-    text = f"Context: {info.tokens:,} / {budget:,} tokens"
+    text = f"Context: {'at most ' if info.at_most else ''}{info.tokens:,} / {budget:,} tokens"
     if info.budget is not None and info.budget < info.max_model_len:
         reserve = info.max_model_len - info.budget
         text += f" (the model's {info.max_model_len:,}-token window less {reserve:,} kept for the answer)"
