@@ -24,18 +24,20 @@ from webapp.guard.verdicts import Stage
 
 # A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
 _MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|them|you|you're|we|he|she|it)\s")
-# A clause with its own subject joined to counter-speech ("I hate racists and I hate Muslims even more"):
-# the excuse covers the clause that condemns, not the one that follows.
-_NEXT_CLAUSE = re.compile(
-    r",?\s+(?:and|so|because|plus|while)\s+(?=(?:i|we|you|they|he|she|all|every)\b)|[,;]\s+"
-)
+# A clause joined to counter-speech ("I hate racists and I hate Muslims even more", "He called me a slur and
+# honestly all X should die", "Said no one ever: X are ..."): the excuse covers the clause that condemns,
+# not the one that follows.
+_NEXT_CLAUSE = re.compile(r",?\s+(?:and|so|because|plus|while)\s+|[,;:]\s+")
 _NEW_SUBJECT = re.compile(
     r"[,;:]\s*(?:and\s+|but\s+|so\s+)?(?=(?:they|them|these|those|he|she|it|we|you|all of them)\b)"
 )
 # What a group is said to be, up to the first word of the predicate: "is" only after a singular (in
 # "Threatening trans people is a crime" it is the speaker's verdict), and not a negated predicate ("Jokes
-# about X are never funny" is the verdict on the jokes).
+# about X are never funny" is the verdict on the jokes), nor a group that is the object of harm ("People who
+# want to kill X are dangerous").
 _PREDICATION = (
+    r"(?<!kill )(?<!hurt )(?<!harm )(?<!attack )(?<!harass )(?<!threaten )(?<!abuse )(?<!insult )(?<!mock )"
+    r"(?<!hate )(?<!beat )(?<!target )(?<!bully )(?<!shoot )(?<!murder )"
     r"\b(?:{group})\s+(?:are|(?<!people )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
     r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
     r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
