@@ -164,3 +164,56 @@ def test_victims_reports_and_verdicts_on_the_speaker_pass(moderator, text):
 )
 def test_hate_behind_a_report_or_a_victims_frame_still_blocks(moderator, text):
     assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Anyone who hates women is a loser.",
+        "If you despise trans people, unfollow me.",
+        "People who loathe Black people should look in the mirror.",
+        "It is disgusting how much some people hate Jews.",
+        "You claim refugees are dangerous, but the data says otherwise.",
+        "So you think women are worthless? Wow.",
+        "Thinking Muslims are all terrorists is pure ignorance.",
+        "No wonder you have no friends, you hate disabled people.",
+        "How is it okay to say immigrants are animals?",
+        "I was shocked to see someone write that Jews should die.",
+        "Why do you keep saying Muslims are violent?",
+        "Your comment that trans people are delusional was out of line.",
+        "Implying that Muslims are terrorists is bigoted.",
+        "You think disabled people are a burden? That's vile.",
+    ],
+)
+def test_references_to_someone_elses_hate_pass(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So you think women are worthless? Wow, so true.",
+        "You claim refugees are dangerous, and the data proves it.",
+        "You claim refugees are dangerous. The data says otherwise, but I know better.",
+        "If you hate gays, unfollow me, because I hate them even more.",
+        "You hate Jews and that is great.",
+        "Anyone who hires women is a fool, women are useless.",
+    ],
+)
+def test_hate_beside_a_reference_to_someone_elses_still_blocks(moderator, text):
+    assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # widened verdicts on a hater that carried hate themselves while this round was written
+        "I say Muslims, they're scum.",
+        "People say women are inferior. Really.",
+        "I keep saying gays are scum.",
+        # "they're" resolved to "X are" (it read "X're", which no rule parses)
+        "I heard women are paid less. No wonder, they're stupid.",
+    ],
+)
+def test_verdicts_that_are_the_hate_itself_still_block(moderator, text):
+    assert moderator.check(text, "output") is not None

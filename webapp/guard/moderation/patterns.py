@@ -38,12 +38,17 @@ _NEW_SUBJECT = re.compile(
 _PREDICATION = (
     r"(?<!kill )(?<!hurt )(?<!harm )(?<!attack )(?<!harass )(?<!threaten )(?<!abuse )(?<!insult )(?<!mock )"
     r"(?<!hate )(?<!beat )(?<!target )(?<!bully )(?<!shoot )(?<!murder )"
-    r"\b(?:{group})\s+(?:are|(?<!people )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
+    r"\b(?:{group})\s+(?:are|(?<!people )(?<!men )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
     r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
     r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
 )
 # characters before a match in which a negation still applies to it ("I don't want any ", "never right to "),
 # back to the start of its clause only ("No, X are ...", "I won't lie, X should ...")
+# A clause in the speaker's own voice is never covered by the counter-speech around it ("If you hate X,
+# unfollow me, because I hate them even more").
+_OWN_VOICE = re.compile(
+    r"(?:and |so |because |but |plus )?(?:i|we|i'm|we're|i've|we've|i'd|we'd|i'll|we'll)\b"
+)
 NEGATION_LOOKBACK = 32
 _CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|then|because|while|cause)\s")
 
@@ -129,6 +134,8 @@ class ContextRules:
     # what a group is said to be ("X are evil"): a word of condemnation there is the slur, not a verdict on
     # it ("I heard X are evil" condemns nobody; "Saying X are evil is wrong" does, after "wrong")
     predication: re.Pattern[str] = re.compile("(?!)")
+    # someone else's claim, reported ("You claim X are ..."): like a quote, it may be rejected next sentence
+    reported: re.Pattern[str] = re.compile("(?!)")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -143,19 +150,26 @@ class ContextRules:
             alternatives("endorsement"),
             alternatives("insult_denial"),
             _compile(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
+            alternatives("reported"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
         """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote, and
         nothing there, nor in the sentence before or after, may agree with what is quoted or framed ("...,
-        but it is true"). A quote may be condemned in the next sentence ('"X are vermin." I had to read
-        that.'). A clause judged on its own is excused when the sentence it is part of is counter-speech."""
-        if unit.within is not None and self.is_counter_speech(unit.within):
+        but it is true"). A quote, or a claim reported as someone else's, may be condemned in the sentence
+        before or after ('"X are vermin." I had to read that.', "You claim X are ... The data says otherwise.").
+        A clause judged on its own is excused when the sentence it is part of is counter-speech."""
+        if (
+            unit.within is not None
+            and not _OWN_VOICE.match(unit.plain)
+            and self.is_counter_speech(unit.within)
+        ):
             return True
         framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
         if not framed or self.endorsement.search(unit.outside_quotes) or self.endorsement.search(unit.around):
             return False
-        return self._condemns(unit.outside_quotes) or (bool(unit.quotes) and self._condemns(unit.around))
+        reported = bool(unit.quotes) or bool(self.reported.search(unit.outside_quotes))
+        return self._condemns(unit.outside_quotes) or (reported and self._condemns(unit.around))
 
     def _condemns(self, text: str) -> bool:
         return bool(self.condemnation.search(self.predication.sub(" ", text)))

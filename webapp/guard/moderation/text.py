@@ -27,7 +27,14 @@ _QUOTE = re.compile(r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-
 _NOT_A_CLAUSE = r"(?<!anything)(?<!nothing)(?<!\ball)(?<!everything)(?<!none)"  # "anything but trouble"
 # An ellipsis is a pause, not a sentence end: "X are... how do I put it... vermin" is one statement.
 _UNIT_END = re.compile(r"(?<=[!?;])\s+|(?<!\.\.)(?<=\.)\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
-_PRONOUN = re.compile(r"\b(they|them|people like (?:that|them|this)|those people|every single one of them)\b")
+_PRONOUN = re.compile(
+    r"\b(they're|they|them|people like (?:that|them|this)|those people|every single one of them)\b"
+)
+
+
+def _resolve(text: str, group: str) -> str:
+    """Pronouns standing for the group named before, replaced by it ("they're" -> "X are", not "X're")."""
+    return _PRONOUN.sub(lambda m: f"{group} are" if m.group(1) == "they're" else group, text)
 
 
 # Invisible characters and look-alike letters (Cyrillic, Greek) that make a word unreadable to a pattern.
@@ -70,7 +77,7 @@ class Unit:
     quotes: tuple[str, ...]  # the quoted passages
     as_written: str = ""  # before pronouns were resolved (what the embedding judges: "they" is not a slur)
     within: Unit | None = None  # for a clause judged on its own: the sentence it is part of
-    # the sentences (or "but" clauses) just before and after, outside their quotes: a quote is often
+    # the sentence (or "but" clause) before and the two after, outside their quotes: a quote is often
     # condemned, or agreed with, in the next sentence ('"X are vermin." I had to read that at school.')
     around: str = ""
 
@@ -108,8 +115,8 @@ def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     pieces = [p for p in (strip_frame(raw.strip()) for raw in _sentences(text)) if p]
     outside = [" ".join(_QUOTE.sub(" ", p).split()) for p in pieces]
     for i, raw in enumerate(pieces):
-        resolved = _PRONOUN.sub(last_group, raw) if last_group and not group.search(raw) else raw
-        around = " ".join(outside[max(0, i - 1) : i] + outside[i + 1 : i + 2])
+        resolved = _resolve(raw, last_group) if last_group and not group.search(raw) else raw
+        around = " ".join(outside[max(0, i - 1) : i] + outside[i + 1 : i + 3])
         units.append(_unit(resolved, raw, around=around))
         named = [m.group(0) for m in group.finditer(raw)]
         if named:
@@ -147,5 +154,5 @@ def _later_clauses(sentence: str, group: re.Pattern[str], whole: Unit) -> list[U
         if found:
             named = found[-1]
         elif named and clause and _PRONOUN.search(clause):
-            units.append(_unit(_PRONOUN.sub(named, clause), clause, whole))
+            units.append(_unit(_resolve(clause, named), clause, whole))
     return units
