@@ -286,3 +286,60 @@ def test_implicit_hate_with_a_stray_negation_or_no_listed_word_is_blocked(modera
 )
 def test_their_look_alikes_pass(moderator, text):
     assert moderator.check(text, "output") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Every Muslim deserves a good beating.",  # violence a group is said to deserve or need
+        "What trans people need is a proper kicking.",
+        "I'll make sure all the immigrants in this street suffer.",
+        "We will make gay people beg for mercy.",
+        "I want to put a knife into the next Black person I see.",
+        "Somebody should put those disabled people in the ground.",
+        "We're going to hunt the Muslims down.",
+        "Women ought to be thrown into the river.",
+        "I'll finish off every immigrant on this estate.",
+        "Gay people are no better than rats.",  # a comparison is no denial
+        "You can call them refugees, but I call them vermin.",  # the speaker's own name for them
+        "I'd rather work with a robot than a woman.",  # preferred less than a thing
+        "Black people have the mental age of a child.",
+        "Disabled people need to learn their place.",
+        "Giving trans people rights was a terrible idea.",
+        "Electing a Muslim is asking for trouble.",
+        "This town went to the dogs once the immigrants moved in.",
+        "Refugees bring crime and disease.",
+        "Women only get promoted because of quotas.",
+        "Gay people should just keep quiet.",
+        "Muslims need a master to keep them in line.",
+        "Disabled people shouldn't be allowed to breed.",
+        "Nothing sickens me more than trans people.",
+        "Women are so whiny.",
+    ],
+)
+def test_implicit_derogation_and_threats_in_general_shapes(rules_only, text):
+    assert rules_only.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Letting women vote was a milestone.",
+        "Hiring disabled people is how companies grow.",
+        "Immigrants bring culture and food.",
+        "Every woman deserves a good life.",
+        "What women need is a good night's sleep.",
+        "Make immigrants pay their taxes like everyone else.",
+        "Make sure every immigrant pays the fee on time.",
+        "We consider disabled people experts in their own lives.",
+        "We treat disabled people like things sometimes, and that must change.",
+        "Black people knew their place was at the front of the march.",
+        "Immigrants built this town, and it went downhill when the mill closed.",
+        "I'd rather have a dog than a cat.",
+        "Women need someone to talk to after a loss.",
+        "Letting the kids choose dinner was a mistake.",
+        "My uncle claims women should know their place, and I told him that is nonsense.",
+    ],
+)
+def test_their_ordinary_look_alikes_pass(rules_only, text):
+    assert rules_only.check(text, "output") is None
