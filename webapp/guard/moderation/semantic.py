@@ -28,6 +28,7 @@ import logging
 import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 
 ALLOWED = "allowed"
 FIT_BATCH = 64  # example sentences embedded per model run at start
+SCORE_CACHE_SIZE = 8192  # texts whose score is remembered (least recently used out first)
 _UNNEGATE = (
     (re.compile(r"\b(no one|nobody)\b"), "everyone"),
     (re.compile(r"\bnothing\b"), "everything"),
@@ -125,15 +127,30 @@ class SemanticClassifier:
         self._categories = categories
         centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
         self._centroids = centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
+        self._scored: OrderedDict[str, tuple[float, str]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def scores(self, texts: Sequence[str]) -> list[tuple[float, str]]:
-        """Probability that each text is harmful, and the harmful category it is closest to."""
-        if not texts:
-            return []
-        vectors = self._encoder.encode(texts)
-        probabilities = self._model.predict_proba(vectors)[:, 1]
-        nearest = (vectors @ self._centroids.T).argmax(axis=1)
-        return [(float(p), self._categories[i]) for p, i in zip(probabilities, nearest, strict=True)]
+        """Probability that each text is harmful, and the harmful category it is closest to.
+
+        Remembered per text: a streamed answer is judged again at every word, with the sentences before the
+        growing one unchanged (their vectors are remembered by the encoder; this spares the classifier)."""
+        with self._lock:
+            known = {t: self._scored[t] for t in texts if t in self._scored}
+            for text in known:
+                self._scored.move_to_end(text)
+        fresh = list(dict.fromkeys(t for t in texts if t not in known))
+        if fresh:
+            vectors = self._encoder.encode(fresh)
+            probabilities = self._model.predict_proba(vectors)[:, 1]
+            nearest = (vectors @ self._centroids.T).argmax(axis=1)
+            scored = [(float(p), self._categories[i]) for p, i in zip(probabilities, nearest, strict=True)]
+            known.update(zip(fresh, scored, strict=True))
+            with self._lock:
+                self._scored.update(zip(fresh, scored, strict=True))
+                while len(self._scored) > SCORE_CACHE_SIZE:
+                    self._scored.popitem(last=False)
+        return [known[t] for t in texts]
 
 
 def _example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path | None) -> np.ndarray:
