@@ -14,7 +14,10 @@ Each release is judged with the context a renderer or a reader gives it:
 - moderation judges the piece with the sentence before it and the current sentence so far, so a sentence
   of abuse streamed word by word is blocked at the word that makes it abusive, before that word is shown.
   It is given that sentence, never the whole answer, and the moderator remembers the verdicts of sentences
-  it has judged: per word only the new words cost much. While a sentence is unfinished only the cheap tiers
+  it has judged: per word only the new words cost much. A piece that ends a sentence is judged with the
+  sentences before it too (``RECENT_CONTEXT``): what a sentence means can depend on earlier ones ("Saying
+  X are vermin is wrong? No. It is the truth.", "... I disagree. They are terrorists."), and a sentence
+  end is rare enough to afford it. While a sentence is unfinished only the cheap tiers
   judge it (rules, profanity); the costly one (an embedding) judges it once it ends, and the stream's last
   piece goes to ``moderate_end`` (every tier: its sentence will not grow);
 - at the end, rails that must see the whole answer (a safety model) judge it through NeMo.
@@ -43,6 +46,8 @@ HOLD_LIMIT = 1000  # characters an unfinished construct may hold back before it 
 LINE_CONTEXT = 400  # released characters of the current line a piece is judged with, at most
 SENTENCE_CONTEXT = 400  # released characters moderation sees before a piece, at most
 SHORT_SENTENCE = 40  # a sentence shorter than this so far is judged with the one before it
+RECENT_CONTEXT = 1200  # released characters (whole sentences) a sentence's last piece is judged with
+RECENT_SENTENCES = 12  # sentence starts remembered for that
 FENCE_CONTEXT = 2000  # released characters of an open code block whose HTML a piece is judged with
 
 # Characters without which a piece holds no link, image, tag, entity or linkifiable name.
@@ -91,6 +96,7 @@ class _Stream:
     # Moderation flagged the sentence so far: words wait until the sentence ends and is judged whole
     # ("What the hell," scores as abuse, "What the hell, that bug again?" does not).
     doubtful: bool = False
+    sentence_starts: list[int] = field(default_factory=lambda: [0])  # the last few, oldest first
 
     def line_context(self) -> str:
         return self.released[max(self.line_start, len(self.released) - LINE_CONTEXT) :]
@@ -106,6 +112,12 @@ class _Stream:
         start = max(start, self.previous_sentence_start)
         return self.released[max(start, len(self.released) - SENTENCE_CONTEXT) :]
 
+    def recent_context(self) -> str:
+        """The sentences released before the current one, as many as fit ``RECENT_CONTEXT``, and it."""
+        floor = len(self.released) - RECENT_CONTEXT
+        start = next((s for s in self.sentence_starts if s >= floor), self.sentence_start)
+        return self.released[min(start, self.sentence_start) :]
+
     def release(self, piece: str, consumed: int) -> None:
         before = len(self.released)
         self.released += piece
@@ -120,6 +132,8 @@ class _Stream:
         for end in _SENTENCE_END.finditer(self.released, max(before - 8, self.sentence_start)):
             if end.end() > self.sentence_start:
                 self.previous_sentence_start, self.sentence_start = self.sentence_start, end.end()
+                self.sentence_starts.append(end.end())
+        del self.sentence_starts[:-RECENT_SENTENCES]
 
 
 @dataclass
@@ -259,7 +273,8 @@ class OutputFilter:
         moderate = self._moderate_end if final else self._moderate
         if moderate is None or not _WORD.search(piece):
             return None
-        outcome = moderate(stream.sentence_context() + piece)
+        context = stream.recent_context() if final or _ends_sentence(piece) else stream.sentence_context()
+        outcome = moderate(context + piece)
         if outcome.blocked:
             return outcome
         self._tally(outcome.rail, outcome.latency_ms)

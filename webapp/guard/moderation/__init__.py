@@ -141,6 +141,11 @@ class Moderator:
         self._verdicts: OrderedDict[tuple[str, Unit], ModerationFinding | None] = OrderedDict()
         self._verdicts_lock = threading.Lock()
         self._context = ContextRules.from_mapping(config.context, config.lexicon)
+        # "call X Y" names a claim ("X are Y"), judged when the text endorses the frame around it
+        self._called = re.compile(
+            r"\b(?:call|calls|called|calling|label|labels|labelled|labelling|brand|branded|branding)\s+"
+            rf"({self._group.pattern})\s+(?:as\s+)?(?:an?\s+)?(\w+(?:\s+\w+)?)"
+        )
         self._semantic: SemanticTier | None = None
         self._speller: Speller | None = None
         if config.semantic.enabled:
@@ -179,7 +184,7 @@ class Moderator:
         for rule in rules:
             if rule.raw_text and rule.matches(normal):
                 return ModerationFinding(rule.name, rule.reason)
-        units = self._units(normal)
+        units = self._said(self._context.endorsed(self._units(normal), self._group))
         for unit in units:
             finding = self._judge_unit(unit, stage, rules)
             if finding is not None:
@@ -189,6 +194,22 @@ class Moderator:
             if hit is not None:
                 return ModerationFinding(hit.name, hit.reason)
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _said(self, units: list[Unit]) -> list[Unit]:
+        """The units, each followed by what it says in its own right, as sentences every tier judges:
+        the passages it quotes without condemning them (a quote nothing condemns is said: "The graffiti
+        said 'Death to X'. Couldn't have put it better."), and, for a unit a later one agrees with, the claim
+        its frame names ("Some say it is racist to call X apes. ... They have a point." claims "X are apes")."""
+        said = []
+        for unit in units:
+            said.append(unit)
+            if unit.within is not None or self._context.is_counter_speech(unit):
+                continue
+            claims = [q if q[-1] in ".!?" else q + "." for q in unit.quotes]
+            if unit.endorsed:
+                claims += [f"{m.group(1)} are {m.group(2)}." for m in self._called.finditer(unit.text)]
+            said += [Unit(claim, claim, ()) for claim in claims]
+        return said
 
     def _judge_unit(self, unit: Unit, stage: Stage, rules: list[CategoryRule]) -> ModerationFinding | None:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and
@@ -273,7 +294,8 @@ class Moderator:
         if keep == 0:
             return done
         prefix = " ".join(last.plain.split()[:keep])
-        return [*done, Unit(prefix, prefix if not last.quotes else last.outside_quotes, last.quotes)]
+        outside = prefix if not last.quotes else last.outside_quotes
+        return [*done, Unit(prefix, outside, last.quotes, endorsed=last.endorsed)]
 
 
 def _choice(value: object, allowed: tuple[str, ...]) -> str:

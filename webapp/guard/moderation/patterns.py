@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from webapp.guard.moderation.text import Unit
@@ -51,6 +51,7 @@ _OWN_VOICE = re.compile(
 )
 NEGATION_LOOKBACK = 32
 _CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|then|because|while|cause)\s")
+_NEGATED_WORD = re.compile(r"\b(?:not|never)\s+\w+|n't\s+\w+")
 
 
 def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
@@ -136,6 +137,9 @@ class ContextRules:
     predication: re.Pattern[str] = re.compile("(?!)")
     # someone else's claim, reported ("You claim X are ..."): like a quote, it may be rejected next sentence
     reported: re.Pattern[str] = re.compile("(?!)")
+    # a later sentence that agrees with what an earlier one quoted or framed ("It's the plain truth.",
+    # "Couldn't have put it better myself."): the earlier one's excuse is void
+    agreement: re.Pattern[str] = re.compile("(?!)")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -151,6 +155,7 @@ class ContextRules:
             alternatives("insult_denial"),
             _compile(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
             alternatives("reported"),
+            alternatives("agreement"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -159,6 +164,8 @@ class ContextRules:
         but it is true"). A quote, or a claim reported as someone else's, may be condemned in the sentence
         before or after ('"X are vermin." I had to read that.', "You claim X are ... The data says otherwise.").
         A clause judged on its own is excused when the sentence it is part of is counter-speech."""
+        if unit.endorsed:
+            return False
         if (
             unit.within is not None
             and not _OWN_VOICE.match(unit.plain)
@@ -173,6 +180,31 @@ class ContextRules:
 
     def _condemns(self, text: str) -> bool:
         return bool(self.condemnation.search(self.predication.sub(" ", text)))
+
+    def endorsed(self, units: Sequence[Unit], group: re.Pattern[str]) -> list[Unit]:
+        """The units with the excuse of counter-speech taken from every one that quotes or frames something
+        a later unit agrees with.
+
+        "Calling women property is wrong? Hardly. It's the plain truth.", "The graffiti said 'Death to X'.
+        Couldn't have put it better myself.": each sentence alone condemns or reports, the text endorses,
+        however many sentences later. A unit agrees when it says so without naming a group of its own
+        ("It's true that most X are peaceful" is about X, not about what came before) and without
+        condemning anything itself."""
+        agreeing = [
+            i
+            for i, unit in enumerate(units)
+            if unit.within is None
+            and self.agreement.search(unit.outside_quotes)
+            and not group.search(unit.plain)  # as written: "they have a point" names nobody new
+            and not self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))  # "Not wrong."
+        ]
+        if not agreeing:
+            return list(units)
+        voided = {id(u) for u in units[: agreeing[-1]] if u.within is None and self._framed(u)}
+        return [replace(u, endorsed=True) if id(u) in voided or id(u.within) in voided else u for u in units]
+
+    def _framed(self, unit: Unit) -> bool:
+        return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
 
     def is_denied(self, text: str) -> bool:
         """One clause that opens by denying itself ("I don't think women are stupid"). A second clause

@@ -33,8 +33,68 @@ class Sense:
     ]  # homonym: a word of the other sense; reclaimed: where a speaker names themselves
 
     def reading(self, match: re.Match[str]) -> str:
-        """The matched span with the word read as ``means``."""
-        return self.word.sub(self.means, match.group(0))
+        """The matched span with the word read as ``means`` where it names the speaker's own people: not
+        where it is said of someone else inside the span ("As a gay man I can say this: you are a faggot",
+        "As a queer woman, the faggots next door ...")."""
+        start = match.start()
+        return self.word.sub(
+            lambda w: w.group(0) if _said_of_others(match.string, start + w.start()) else self.means,
+            match.group(0),
+        )
+
+    def homonym_reading(self, text: str) -> str:
+        """``text`` with each occurrence of the word read as ``means`` where a word of that sense stands
+        next to it: not every occurrence in a unit that has one ("Pass me the lighter, you fag", "The chink
+        in his armour is that he is a chink"), and never one aimed at someone."""
+        words = list(self.word.finditer(text))
+        contexts = list(self.context.finditer(text))
+        # a context that holds the word itself ("a chink in the armour", "spic and span") settles that one
+        phrases = [c for c in contexts if any(c.start() <= w.start() and w.end() <= c.end() for w in words)]
+        nearby = [c for c in contexts if c not in phrases]
+        return self.word.sub(
+            lambda w: self.means if _in_sense(text, w, phrases, nearby) else w.group(0),
+            text,
+        )
+
+
+# Who a slur is said of, from the words before it: a person addressed or described ("you fag", "he is a
+# chink", "our maid is a spic") is never the speaker naming themselves, nor the other sense of the word.
+_AIMED = re.compile(
+    r"(?:\b(?:you|ya|u)(?:'re| are)?|\b(?:is|was|are|were)|\b(?!(?:i|we)')\w+'(?:s|re))\s+"
+    r"(?:(?:such|so|a|an|one|the|\w+ly|fucking|dirty|filthy|lazy|little|stupid|big|real|total)\s+){0,2}$"
+)
+# ...nor one pointed at ("the faggots next door"), unless it is the word itself that is named ("the word dyke")
+_OTHERS = re.compile(
+    r"\b(?:the|those|these|that|this|them|some|all)\s+(?!(?:word|term|slur|label|name)\s)(?:\w+\s+)?$"
+)
+_PERSON_AFTER = re.compile(r"\s+(?:who|whom|whose)\b")
+_NEAR_WORDS = 4  # words between a word of the other sense and the homonym it settles, at most
+_CLAUSE_BREAK = re.compile(r"[,;:.!?]")
+
+
+def _aimed(text: str, at: int) -> bool:
+    return bool(_AIMED.search(text[max(0, at - 40) : at]))
+
+
+def _said_of_others(text: str, at: int) -> bool:
+    return _aimed(text, at) or bool(_OTHERS.search(text[max(0, at - 30) : at]))
+
+
+def _in_sense(
+    text: str, word: re.Match[str], phrases: Sequence[re.Match[str]], nearby: Sequence[re.Match[str]]
+) -> bool:
+    """A phrase of the other sense holding this occurrence ("a chink in the armour"), or a word of it a few
+    words away in the same clause ("smoking a fag", not "... the fags parade"); never an occurrence aimed
+    at someone or followed by who they are ("the coon who lives on our street")."""
+    if _aimed(text, word.start()) or _PERSON_AFTER.match(text, word.end()):
+        return False
+    if any(p.start() <= word.start() and word.end() <= p.end() for p in phrases):
+        return True
+    for context in nearby:
+        between = text[min(context.end(), word.end()) : max(context.start(), word.start())]
+        if not _CLAUSE_BREAK.search(between) and len(between.split()) <= _NEAR_WORDS:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -67,7 +127,7 @@ class Senses:
         if self.homonyms and not self.hostile.search(text):
             for sense in self.homonyms:
                 if sense.word.search(text) and sense.context.search(text):
-                    text = sense.word.sub(sense.means, text)
+                    text = sense.homonym_reading(text)
         return text
 
     def read_units(self, units: Sequence[Unit]) -> list[Unit]:

@@ -80,6 +80,9 @@ class Unit:
     # the sentence (or "but" clause) before and the two after, outside their quotes: a quote is often
     # condemned, or agreed with, in the next sentence ('"X are vermin." I had to read that at school.')
     around: str = ""
+    # a later sentence agrees with what this one quotes or frames ("..., said no one", "It's the truth"):
+    # whatever it says about condemning it, it is no counter-speech
+    endorsed: bool = False
 
     @property
     def plain(self) -> str:
