@@ -151,6 +151,20 @@ def test_agreeing_with_the_condemnation_and_real_other_senses_still_pass(checks,
     assert checks.moderator.check(text, "output") is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Group | Verdict |\n|---|---|\n| Jews | exterminate |",
+        "| Group | Verdict |\n|---|---|\n| Jews | exterminate |\n",
+    ],
+)
+async def test_a_sentence_ended_by_a_piece_without_a_word_gets_the_full_check(checks, text):
+    """Streamed, the table's last row ends on "|" (or "|" and a line break): no word, but it ends the
+    sentence that only the cheap tiers had judged while it streamed."""
+    assert await streamed(checks, text, "answer")
+    assert await streamed(checks, text, "reasoning")
+
+
 async def test_a_sentence_that_ends_is_judged_with_the_sentences_before_it(checks):
     """Streamed, "They are terrorists." alone names nobody; the answer's earlier sentences name the group."""
     text = "Everyone says calling Muslims terrorists is racist. I have thought about it for years. They are terrorists."

@@ -271,9 +271,13 @@ class OutputFilter:
 
     def _check_moderation(self, stream: _Stream, piece: str, *, final: bool) -> RailOutcome | None:
         moderate = self._moderate_end if final else self._moderate
-        if moderate is None or not _WORD.search(piece):
+        # A piece that ends a sentence, or the stream, is judged even without a word ("| Jews | exterminate
+        # |" ends on "|"): the sentence it ends was judged only by the cheap tiers while it streamed.
+        if moderate is None or not (final or _WORD.search(piece) or _ends_sentence(piece)):
             return None
         context = stream.recent_context() if final or _ends_sentence(piece) else stream.sentence_context()
+        if not _WORD.search(context + piece):
+            return None
         outcome = moderate(context + piece)
         if outcome.blocked:
             return outcome

@@ -60,12 +60,15 @@ class Sense:
 # Who a slur is said of, from the words before it: a person addressed or described ("you fag", "he is a
 # chink", "our maid is a spic") is never the speaker naming themselves, nor the other sense of the word.
 _AIMED = re.compile(
-    r"(?:\b(?:you|ya|u)(?:'re| are)?|\b(?:is|was|are|were)|\b(?!(?:i|we)')\w+'(?:s|re))\s+"
+    r"(?:\b(?:you|ya|u)(?:'re| are)?|\b(?:he|she|it|they|that|this|those|these)(?:'s|'re| is| are| was| were)"
+    r"|\b(?:is|was)|\b(?!(?:i|we|you|they)')\w+'s)\s+"
     r"(?:(?:such|so|a|an|one|the|\w+ly|fucking|dirty|filthy|lazy|little|stupid|big|real|total)\s+){0,2}$"
 )
 # ...nor one pointed at ("the faggots next door"), unless it is the word itself that is named ("the word dyke")
+# or what the speaker's own subject is ("we are the happiest dykes")
 _OTHERS = re.compile(
-    r"\b(?:the|those|these|that|this|them|some|all)\s+(?!(?:word|term|slur|label|name)\s)(?:\w+\s+)?$"
+    r"(?<!\bare )(?<!'re )(?<!\bwere )\b(?:the|those|these|that|this|them|some|all)\s+"
+    r"(?!(?:word|term|slur|label|name)\s)(?:\w+\s+)?$"
 )
 _PERSON_AFTER = re.compile(r"\s+(?:who|whom|whose)\b")
 _NEAR_WORDS = 4  # words between a word of the other sense and the homonym it settles, at most
