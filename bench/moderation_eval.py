@@ -7,6 +7,7 @@
     python -m bench.moderation_eval --corpus precision      # held-out look-alikes of hate (precision)
     python -m bench.moderation_eval --corpus precision-dev  # their studied development set
     python -m bench.moderation_eval --corpus precision2     # a second held-out precision slice
+    python -m bench.moderation_eval --corpus precision2-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus recall         # the second recall round's held-out set
     python -m bench.moderation_eval --corpus recall-dev     # its studied development set
     python -m bench.moderation_eval --errors        # also list every miss and false block
@@ -56,6 +57,7 @@ CORPORA = {
     "precision-dev": ROOT / "tests" / "data" / "moderation_precision_dev.yaml",
     # A second held-out slice of the same kind, in other shapes and vocabularies (written before its round).
     "precision2": ROOT / "tests" / "data" / "moderation_precision_heldout2.yaml",
+    "precision2-dev": ROOT / "tests" / "data" / "moderation_precision_dev2.yaml",
     # The second recall round's held-out set (never studied) and its studied twin.
     "recall": ROOT / "tests" / "data" / "moderation_recall_heldout.yaml",
     "recall-dev": ROOT / "tests" / "data" / "moderation_recall_dev.yaml",
@@ -220,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             "precision",
             "precision-dev",
             "precision2",
+            "precision2-dev",
             "recall",
             "recall-dev",
         ),
