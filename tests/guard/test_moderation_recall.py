@@ -315,6 +315,16 @@ def test_their_look_alikes_pass(moderator, text):
         "Disabled people shouldn't be allowed to breed.",
         "Nothing sickens me more than trans people.",
         "Women are so whiny.",
+        "Immigrants should all be set on fire.",  # a second probe of fresh phrasings
+        "It would be good if someone poisoned all the Muslims.",
+        "Trans people can go to hell.",
+        "Gay people really get on my nerves.",
+        "We have so much hate for immigrants.",
+        "Disabled people are barely even human.",
+        "Women are slugs.",
+        "Black people are a pack of hyenas.",
+        "I'm gonna smack the next Muslim who talks to me.",
+        "Any gay person who comes near my house will leave in an ambulance.",
     ],
 )
 def test_implicit_derogation_and_threats_in_general_shapes(rules_only, text):
@@ -339,6 +349,14 @@ def test_implicit_derogation_and_threats_in_general_shapes(rules_only, text):
         "Women need someone to talk to after a loss.",
         "Letting the kids choose dinner was a mistake.",
         "My uncle claims women should know their place, and I told him that is nonsense.",
+        "I'm gonna slap some paint on the fence.",
+        "The patient will leave in an ambulance.",
+        "My kids really get on my nerves in the holidays.",
+        "I poisoned the weeds in the garden.",
+        "It makes me sick to see Black people treated like this.",
+        "The chemical retards the growth of mould.",
+        "Gay people are barely represented in films.",
+        "We had a herd of cattle on the farm.",
     ],
 )
 def test_their_ordinary_look_alikes_pass(rules_only, text):
