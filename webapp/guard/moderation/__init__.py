@@ -196,18 +196,19 @@ class Moderator:
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
 
     def _said(self, units: list[Unit]) -> list[Unit]:
-        """The units, each followed by what it says in its own right, as sentences every tier judges:
-        the passages it quotes without condemning them (a quote nothing condemns is said: "The graffiti
-        said 'Death to X'. Couldn't have put it better."), and, for a unit a later one agrees with, the claim
-        its frame names ("Some say it is racist to call X apes. ... They have a point." claims "X are apes")."""
+        """The units, each a later unit agrees with followed by what it says in its own right, as sentences
+        every tier judges: the passages it quotes ("The graffiti said 'Death to X'. Couldn't have put it
+        better.") and the claim its frame names ("Some say it is racist to call X apes. ... They have a
+        point." claims "X are apes")."""
         said = []
         for unit in units:
             said.append(unit)
-            if unit.within is not None or self._context.is_counter_speech(unit):
+            # only where the text agrees with it: a quote alone ('Graffiti reading "no X here" appeared
+            # and the street scrubbed it off') is judged with the words around it, as before
+            if not unit.endorsed or unit.within is not None or self._context.is_counter_speech(unit):
                 continue
             claims = [q if q[-1] in ".!?" else q + "." for q in unit.quotes]
-            if unit.endorsed:
-                claims += [f"{m.group(1)} are {m.group(2)}." for m in self._called.finditer(unit.text)]
+            claims += [f"{m.group(1)} are {m.group(2)}." for m in self._called.finditer(unit.text)]
             said += [Unit(claim, claim, ()) for claim in claims]
         return said
 
