@@ -1,8 +1,6 @@
 import importlib.util
 import ipaddress
 import socket
-import statistics
-import time
 
 import pytest
 
@@ -130,14 +128,3 @@ async def test_actions_refuse_when_not_wired_to_a_guard():
     spec.loader.exec_module(module)
     outcome = await module.railchat_url_allowlist(stage="input", text="hi")
     assert outcome.blocked and outcome.rail == "url_allowlist"
-
-
-async def test_input_rails_are_fast(guard):
-    await guard.check_input("warm up")
-    timings = []
-    for _ in range(15):
-        start = time.perf_counter()
-        await guard.check_input("What is the capital of France? https://en.wikipedia.org/wiki/Paris")
-        timings.append((time.perf_counter() - start) * 1000)
-    # ~5-9 ms here (NeMo ~4 ms + profanity model ~3 ms); generous bound for a busy shared CI box
-    assert statistics.median(timings) < 60

@@ -116,6 +116,22 @@ async def test_a_flow_that_is_not_a_plain_action_runs_through_nemo(tmp_path, mon
     assert calls == [["input"]]  # the output flows are still plain: no NeMo run for them
 
 
+async def test_the_shipped_rails_never_start_nemos_runtime(monkeypatch):
+    # every shipped flow is a plain action call: a turn must not pay for a Colang run (a speed test would
+    # only measure the machine; this asserts the cause)
+    guard = Guard.from_dir(RAILS_DIR, url_allowlist=ALLOWLIST)
+
+    async def explode(*args, **kwargs):
+        raise AssertionError("the Colang runtime ran")
+
+    monkeypatch.setattr(guard._rails, "generate_async", explode)
+    assert not (
+        await guard.check_input("What is the capital of France? https://en.wikipedia.org/wiki/Paris")
+    )[-1].blocked
+    assert (await guard.check_input("see http://169.254.169.254/latest/meta-data"))[-1].blocked
+    assert not (await guard.check_output("Paris is the capital of France."))[-1].blocked
+
+
 async def test_a_nemo_failure_is_logged_without_user_text_and_refused(nemo, monkeypatch, caplog):
     async def explode(*args, **kwargs):
         raise RuntimeError("boom while reading: my secret question")
