@@ -273,12 +273,13 @@ class OutputFilter:
         moderate = self._moderate_end if final else self._moderate
         # A piece that ends a sentence, or the stream, is judged even without a word ("| Jews | exterminate
         # |" ends on "|"): the sentence it ends was judged only by the cheap tiers while it streamed.
-        if moderate is None or not (final or _WORD.search(piece) or _ends_sentence(piece)):
+        closes = final or _ends_sentence(piece)
+        if moderate is None or not (closes or _WORD.search(piece)):
             return None
-        context = stream.recent_context() if final or _ends_sentence(piece) else stream.sentence_context()
-        if not _WORD.search(context + piece):
+        text = (stream.recent_context() if closes else stream.sentence_context()) + piece
+        if not _WORD.search(text):
             return None
-        outcome = moderate(context + piece)
+        outcome = moderate(text)
         if outcome.blocked:
             return outcome
         self._tally(outcome.rail, outcome.latency_ms)

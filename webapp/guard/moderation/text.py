@@ -37,8 +37,8 @@ def _resolve(text: str, group: str) -> str:
     return _PRONOUN.sub(lambda m: f"{group} are" if m.group(1) == "they're" else group, text)
 
 
-# Invisible characters and look-alike letters (Cyrillic, Greek) that make a word unreadable to a pattern.
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
+# Look-alike letters lower case still makes after ``as_shown`` (which drops invisible characters and reads
+# confusables): a capital it leaves, such as 'Ԁ', lowers to a look-alike of a Latin letter.
 _HOMOGLYPHS = str.maketrans("аеорсхуіјѕԁɡοεαικνρτυχ", "aeopcxyijsdgoeaikvptux")
 _SEPARATOR = r"[.\-_*~|/•·+]"
 _DOTTED = re.compile(rf"\b(?:[a-z]{_SEPARATOR}){{2,}}[a-z]\b")  # "k.i.l.l", "k-i-l-l", "k|i|l|l", "k•i•l•l"
@@ -49,7 +49,7 @@ _IN_WORD_MARK = re.compile(r"(?<=[a-z0-9])[!|](?=[a-z0-9])|\|<(?=[a-z])")
 def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i") -> str:
     """Lower case with common obfuscations undone, read as shown (``surface.as_shown``: markup, invisible
     characters, look-alike letters); keeps punctuation so units can still be found."""
-    text = unicodedata.normalize("NFKC", as_shown(text)).translate(_INVISIBLE).lower()
+    text = unicodedata.normalize("NFKC", as_shown(text)).lower()
     text = text.replace("’", "'").replace("‘", "'").translate(_HOMOGLYPHS)
     text = _DOTTED.sub(lambda m: re.sub(_SEPARATOR, "", m.group(0)), text)
     text = _IN_WORD_MARK.sub(lambda m: {"!": "i", "|": "1", "|<": "k"}[m.group(0)], text)
