@@ -10,6 +10,7 @@
     python -m bench.moderation_eval --corpus precision2-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus recall         # the second recall round's held-out set
     python -m bench.moderation_eval --corpus recall-dev     # its studied development set
+    python -m bench.moderation_eval --corpus blind          # blind held-out: written before any measurement
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -61,7 +62,11 @@ CORPORA = {
     # The second recall round's held-out set (never studied) and its studied twin.
     "recall": ROOT / "tests" / "data" / "moderation_recall_heldout.yaml",
     "recall-dev": ROOT / "tests" / "data" / "moderation_recall_dev.yaml",
+    # Written by an engineer who had read neither the rules nor the other corpora, before any run on it:
+    # counts only, never its cases (studying its misses would make it one more dev set).
+    "blind": ROOT / "tests" / "data" / "moderation_blind.yaml",
 }
+COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
 RAILS = ROOT / "rails"
 EXAMPLES = "moderation_examples.yml"
@@ -225,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             "precision2-dev",
             "recall",
             "recall-dev",
+            "blind",
         ),
         default="heldout",
     )
@@ -232,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors", action="store_true", help="list every misjudged text")
     parser.add_argument("--streamed", action="store_true", help="stream each text word by word as an answer")
     args = parser.parse_args(argv)
+    if args.errors and args.corpus in COUNTS_ONLY:
+        parser.error(f"--corpus {args.corpus} reports counts only: its cases are never studied")
     rows = load_corpus(args.corpus, args.source)
     result = evaluate_streamed(rows) if args.streamed else evaluate(build_moderator(), rows)
     report(result, len(rows), args.errors)
