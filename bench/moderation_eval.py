@@ -8,6 +8,7 @@
     python -m bench.moderation_eval --corpus precision-dev  # their studied development set
     python -m bench.moderation_eval --corpus precision2     # a second held-out precision slice
     python -m bench.moderation_eval --corpus precision2-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus precision3-dev # the third precision round's studied probes
     python -m bench.moderation_eval --corpus recall         # the second recall round's held-out set
     python -m bench.moderation_eval --corpus recall-dev     # its studied development set
     python -m bench.moderation_eval --corpus blind          # blind held-out: written before any measurement
@@ -59,6 +60,8 @@ CORPORA = {
     # A second held-out slice of the same kind, in other shapes and vocabularies (written before its round).
     "precision2": ROOT / "tests" / "data" / "moderation_precision_heldout2.yaml",
     "precision2-dev": ROOT / "tests" / "data" / "moderation_precision_dev2.yaml",
+    # The third round's studied probes: hate phrased as a question, counter-speech, homonyms, reclaimed slurs.
+    "precision3-dev": ROOT / "tests" / "data" / "moderation_precision_dev3.yaml",
     # The second recall round's held-out set (never studied) and its studied twin.
     "recall": ROOT / "tests" / "data" / "moderation_recall_heldout.yaml",
     "recall-dev": ROOT / "tests" / "data" / "moderation_recall_dev.yaml",
@@ -228,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
             "precision-dev",
             "precision2",
             "precision2-dev",
+            "precision3-dev",
             "recall",
             "recall-dev",
             "blind",

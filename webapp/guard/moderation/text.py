@@ -112,10 +112,63 @@ def strip_frame(text: str) -> str:
     return stripped if len(stripped.split()) >= 2 else text
 
 
+# A negative question asserts: "Aren't X just parasites?", "Don't X deserve to be shot?", "Wouldn't it be
+# better if X were dead?", "Why can't X stop being so violent?", "Are X not vermin?". Its "n't" is no denial,
+# so the unit is read as the statement it makes, in a statement's order ("X are just parasites?") that the
+# rules are written for. Only where the auxiliary opens the unit and a subject follows it: an imperative
+# ("Don't call X vermin", "Don't you dare", "Never hurt X") keeps its negation. No "?" is needed: a streamed
+# question shows its words before its mark, and a unit that opens with an auxiliary and its subject asks.
+_AUXILIARY = r"are|is|was|were|do|does|did|can|could|would|should|will|must|have|has|had|need|might|shall"
+_CONTRACTED = r"are|is|was|were|do|does|did|ca|could|would|should|wo|must|have|has|had|ai|need|might|sha"
+_QUESTION_OPENING = re.compile(
+    r"^(?P<lead>(?:(?:so|but|and|then|well|honestly|seriously|come on|i mean|like)\b,?\s+)*)"
+    r"(?P<why>why\s+|how come\s+)?"
+    rf"(?:(?P<short>{_CONTRACTED})n't|(?P<cannot>can)not|(?P<full>{_AUXILIARY}))\s+"
+)
+_SHORT_FORMS = {"wo": "will", "ai": "is", "ca": "can", "sha": "shall"}
+_DETERMINERS = r"(?:(?:all|most|many|some|the|these|those|our|your|their)\s+){0,2}"
+_PRONOUN_SUBJECT = re.compile(
+    r"(?:you|we|they|he|she|it|i|there|people|everyone|everybody|someone|somebody|this|that)\b"
+    rf"|{_DETERMINERS[:-6]}){{1,2}}[\w-]+\b"
+)
+# "Don't you dare call X vermin", "Don't anyone touch them": a prohibition that names whom it forbids
+_IMPERATIVE = re.compile(r"(?:you\s+)?dare\b|(?:anyone|anybody|ever)\b")
+_LATE_NOT = re.compile(r"\s*not\b")
+
+
+def asserted(text: str, group: re.Pattern[str]) -> str:
+    """A negative question read as the statement it makes ("aren't x vermin?" -> "x are vermin?", "why
+    not get rid of x?" -> "get rid of x?"); any other text as it is."""
+    if text.startswith("why not "):
+        return text[len("why not ") :]
+    opening = _QUESTION_OPENING.match(text)
+    if opening is None or _IMPERATIVE.match(text, opening.end()):
+        return text
+    subject = _subject(text, opening.end(), group)
+    if subject is None:
+        return text
+    verb = opening.group("short") or opening.group("cannot")
+    rest = text[subject.end() :]
+    if verb is None:  # "are x not vermin?", "do you not think ...": a question without "not" asks only
+        if not _LATE_NOT.match(rest):
+            return text
+        verb, rest = opening.group("full"), _LATE_NOT.sub("", rest, count=1)
+    return f"{opening.group('lead')}{subject.group(0)} {_SHORT_FORMS.get(verb, verb)}{rest}"
+
+
+def _subject(text: str, at: int, group: re.Pattern[str]) -> re.Match[str] | None:
+    """The subject a question's auxiliary is followed by: a group ("all the x"), a pronoun, "the world"."""
+    determined = re.compile(_DETERMINERS).match(text, at)
+    named = group.match(text, determined.end()) if determined else None
+    if named is not None:
+        return re.compile(re.escape(text[at : named.end()])).match(text, at)
+    return _PRONOUN_SUBJECT.match(text, at)
+
+
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     units: list[Unit] = []
     last_group: str | None = None
-    pieces = [p for p in (strip_frame(raw.strip()) for raw in _sentences(text)) if p]
+    pieces = [p for p in (asserted(strip_frame(raw.strip()), group) for raw in _sentences(text)) if p]
     outside = [" ".join(_QUOTE.sub(" ", p).split()) for p in pieces]
     for i, raw in enumerate(pieces):
         resolved = _resolve(raw, last_group) if last_group and not group.search(raw) else raw
