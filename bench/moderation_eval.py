@@ -12,6 +12,7 @@
     python -m bench.moderation_eval --corpus recall         # the second recall round's held-out set
     python -m bench.moderation_eval --corpus recall-dev     # its studied development set
     python -m bench.moderation_eval --corpus blind          # blind held-out: written before any measurement
+    python -m bench.moderation_eval --corpus recall3-dev    # the third recall round's studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -68,6 +69,8 @@ CORPORA = {
     # Written by an engineer who had read neither the rules nor the other corpora, before any run on it:
     # counts only, never its cases (studying its misses would make it one more dev set).
     "blind": ROOT / "tests" / "data" / "moderation_blind.yaml",
+    # The third recall round's studied probes (implicit derogation, attributes, questions; no held-out twin).
+    "recall3-dev": ROOT / "tests" / "data" / "moderation_recall_dev3.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -235,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             "recall",
             "recall-dev",
             "blind",
+            "recall3-dev",
         ),
         default="heldout",
     )
