@@ -92,6 +92,13 @@ SENSES = [
     "Smoking a fag outside while watching the fags parade is my idea of hell.",
     "A coon hound chased the coon who lives on our street.",
     "The chink in the armour of that chink restaurant owner is his accent.",
+    # the sense is settled per clause (a far word of the other sense, another clause's hostility is no excuse)
+    "I saw a fag smoking a fag, and he should be shot.",
+    "My uncle with his cigarettes met the fags next door.",
+    "There is a chink in the fence and there is a chink in my class.",
+    "He went out for a fag while the faggots from the bar stared at him.",
+    "The dyke near the canal who runs the bakery is a disgusting animal.",
+    "Grab a fag, you filthy faggot.",
 ]
 
 
@@ -145,6 +152,9 @@ def test_markup_and_accents_alone_do_not_block(checks, text):
         "As a gay man I call my friends fags all the time, it's affectionate.",
         "I'm a faggot and I love my life.",
         "As a queer woman, I reclaim the word dyke for myself.",
+        "The dyke burst and the flood killed three people.",
+        "There is a chink in the fence where the cat gets through.",
+        "We had faggots and peas for dinner.",
     ],
 )
 def test_agreeing_with_the_condemnation_and_real_other_senses_still_pass(checks, text):

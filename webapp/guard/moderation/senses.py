@@ -8,8 +8,9 @@ reading: the slur rule no longer fires, while hate said with the neutral word st
 myself, dykes are disgusting" reads "as a lesbian myself, lesbians are disgusting": blocked as hate).
 
 Two limits keep this from becoming an excuse:
-- a homonym is read only when nothing hostile stands in the unit (violence, dehumanising or derogatory
-  words, hate): "that fag smoking outside should be shot" keeps its slur;
+- a homonym is read only where its own clause settles the sense, and only when nothing hostile stands in
+  that clause (violence, dehumanising or derogatory words, hate): "that fag smoking outside should be shot"
+  keeps its slur, and so does "the fags" in "smoking a fag while watching the fags parade";
 - a reclaimed slur is read only where the speaker names themselves or their own people with it (the span
   that says so), never elsewhere in the sentence: "As a dyke I say faggots should burn" still blocks.
 """
@@ -42,17 +43,20 @@ class Sense:
             match.group(0),
         )
 
-    def homonym_reading(self, text: str) -> str:
-        """``text`` with each occurrence of the word read as ``means`` where a word of that sense stands
-        next to it: not every occurrence in a unit that has one ("Pass me the lighter, you fag", "The chink
-        in his armour is that he is a chink"), and never one aimed at someone."""
+    def homonym_reading(self, text: str, hostile: re.Pattern[str]) -> str:
+        """``text`` with each occurrence of the word read as ``means`` where its own clause settles that sense
+        (a word of the sense a few words away, or a phrase that holds it) and says nothing hostile: not
+        every occurrence in a unit that has one ("Pass me the lighter, you fag", "Smoking a fag while
+        watching the fags parade"), never one aimed at someone, and never where its clause is hostile ("That
+        fag smoking outside should be shot"); hostility in another clause ("The dyke burst and the flood
+        killed three people") is no reason to read the dam as a slur."""
         words = list(self.word.finditer(text))
         contexts = list(self.context.finditer(text))
         # a context that holds the word itself ("a chink in the armour", "spic and span") settles that one
         phrases = [c for c in contexts if any(c.start() <= w.start() and w.end() <= c.end() for w in words)]
         nearby = [c for c in contexts if c not in phrases]
         return self.word.sub(
-            lambda w: self.means if _in_sense(text, w, phrases, nearby) else w.group(0),
+            lambda w: self.means if _in_sense(text, w, phrases, nearby, hostile) else w.group(0),
             text,
         )
 
@@ -61,7 +65,7 @@ class Sense:
 # chink", "our maid is a spic") is never the speaker naming themselves, nor the other sense of the word.
 _AIMED = re.compile(
     r"(?:\b(?:you|ya|u)(?:'re| are)?|\b(?:he|she|it|they|that|this|those|these)(?:'s|'re| is| are| was| were)"
-    r"|\b(?:is|was)|\b(?!(?:i|we|you|they)')\w+'s)\s+"
+    r"|\b(?<!there )(?<!here )(?:is|was)|\b(?!(?:i|we|you|they|there|here|where|what|let)')\w+'s)\s+"
     r"(?:(?:such|so|a|an|one|the|\w+ly|fucking|dirty|filthy|lazy|little|stupid|big|real|total)\s+){0,2}$"
 )
 # ...nor one pointed at ("the faggots next door"), unless it is the word itself that is named ("the word dyke")
@@ -70,9 +74,23 @@ _OTHERS = re.compile(
     r"(?<!\bare )(?<!'re )(?<!\bwere )\b(?:the|those|these|that|this|them|some|all)\s+"
     r"(?!(?:word|term|slur|label|name)\s)(?:\w+\s+)?$"
 )
-_PERSON_AFTER = re.compile(r"\s+(?:who|whom|whose)\b")
-_NEAR_WORDS = 4  # words between a word of the other sense and the homonym it settles, at most
-_CLAUSE_BREAK = re.compile(r"[,;:.!?]")
+# ...nor one followed by who they are or where they live ("the coon who lives on our street", "the fags next
+# door", "that chink restaurant owner")
+_PERSON_AFTER = re.compile(
+    r"\s+(?:who|whom|whose|next door|down the (?:road|street|hall)|across the (?:road|street)|over there"
+    r"|(?:restaurant |shop |corner shop )?(?:owners?|man|men|woman|women|guy|guys|boy|girl|kid|kids|family"
+    r"|couple|neighbou?rs?|teacher|doctor|people|lad|lads|bloke|blokes)\b)"
+)
+_PERSON = re.compile(r"\b(?:he|she|him|her|they|them|you|u|ya)\b")
+_NEAR_WORDS = 8  # words between a word of the other sense and the homonym it settles, at most
+# where a clause ends: its punctuation, or a conjunction that starts another ("... while watching the fags");
+# "and"/"or" only before a new subject ("the dyke burst and the flood ..."), not between nouns ("faggots and
+# peas")
+_CLAUSE_BREAK = re.compile(
+    r"[,;:.!?()]|\s(?:but|so|while|whilst|when|whenever|because|cause|since|though|although|whereas|until"
+    r"|unless|then|after|before|as)\s|\s(?:and|or)\s(?=(?:the|a|an|my|his|her|their|our|your|this|that"
+    r"|these|those|i|we|he|she|they|it|you|there)\s)"
+)
 
 
 def _aimed(text: str, at: int) -> bool:
@@ -83,19 +101,35 @@ def _said_of_others(text: str, at: int) -> bool:
     return _aimed(text, at) or bool(_OTHERS.search(text[max(0, at - 30) : at]))
 
 
+def _clause(text: str, word: re.Match[str]) -> tuple[int, int]:
+    """The span of the clause that holds ``word``."""
+    start = max((b.end() for b in _CLAUSE_BREAK.finditer(text, 0, word.start())), default=0)
+    after = _CLAUSE_BREAK.search(text, word.end())
+    return start, after.start() if after else len(text)
+
+
 def _in_sense(
-    text: str, word: re.Match[str], phrases: Sequence[re.Match[str]], nearby: Sequence[re.Match[str]]
+    text: str,
+    word: re.Match[str],
+    phrases: Sequence[re.Match[str]],
+    nearby: Sequence[re.Match[str]],
+    hostile: re.Pattern[str],
 ) -> bool:
     """A phrase of the other sense holding this occurrence ("a chink in the armour"), or a word of it a few
     words away in the same clause ("smoking a fag", not "... the fags parade"); never an occurrence aimed
-    at someone or followed by who they are ("the coon who lives on our street")."""
+    at someone or followed by who they are ("the coon who lives on our street"), nor in a hostile clause."""
     if _aimed(text, word.start()) or _PERSON_AFTER.match(text, word.end()):
+        return False
+    start, end = _clause(text, word)
+    if hostile.search(text, start, end):
         return False
     if any(p.start() <= word.start() and word.end() <= p.end() for p in phrases):
         return True
     for context in nearby:
+        if context.start() < start or context.end() > end:
+            continue
         between = text[min(context.end(), word.end()) : max(context.start(), word.start())]
-        if not _CLAUSE_BREAK.search(between) and len(between.split()) <= _NEAR_WORDS:
+        if len(between.split()) <= _NEAR_WORDS:
             return True
     return False
 
@@ -127,10 +161,13 @@ class Senses:
     def read(self, text: str) -> str:
         for sense in self.reclaimed:
             text = sense.context.sub(sense.reading, text)
-        if self.homonyms and not self.hostile.search(text):
-            for sense in self.homonyms:
-                if sense.word.search(text) and sense.context.search(text):
-                    text = sense.homonym_reading(text)
+        # hostility in another clause aimed at a person ("I saw a fag smoking a fag, and he should be shot")
+        # may be about the one the slur named: then no homonym is read, as before clauses were told apart
+        if self.hostile.search(text) and _PERSON.search(text):
+            return text
+        for sense in self.homonyms:
+            if sense.word.search(text) and sense.context.search(text):
+                text = sense.homonym_reading(text, self.hostile)
         return text
 
     def read_units(self, units: Sequence[Unit]) -> list[Unit]:
