@@ -21,8 +21,6 @@ from typing import Any
 import httpx
 from gradio_client.utils import apply_diff
 
-QUESTION = "Tell me about Paris, briefly."
-
 
 @dataclass(frozen=True)
 class Turn:
@@ -35,6 +33,7 @@ class Turn:
 async def openai_turn(
     client: httpx.AsyncClient,
     url: str,
+    question: str,
     expected: str,
     extra: dict[str, Any] | None = None,
     *,
@@ -42,7 +41,7 @@ async def openai_turn(
 ) -> Turn:
     body = {
         "model": "bench-model",
-        "messages": [{"role": "user", "content": QUESTION}],
+        "messages": [{"role": "user", "content": question}],
         "stream": stream,
         "max_tokens": 256,
         **(extra or {}),
@@ -108,7 +107,8 @@ class GradioSubmit:
     fn_index: int
     trigger_id: int
     chatbot_output: int  # position of the Chatbot among the event's outputs
-    inputs: tuple[Any, ...]  # what a fresh page sends: each input's initial value, the question in the box
+    inputs: tuple[Any, ...]  # what a fresh page sends: each input's initial value (the box's is replaced)
+    box: int  # position of the chat box among the event's inputs
     then: tuple[tuple[int, tuple[Any, ...]], ...] = ()  # events chained after it (fn index, inputs), in order
 
     @classmethod
@@ -120,30 +120,28 @@ class GradioSubmit:
             for target, event in dep.get("targets", []):
                 if types.get(target) == "multimodaltextbox" and event == "submit":
                     outputs = [types.get(o) for o in dep["outputs"]]
-                    inputs = tuple(
-                        {"text": QUESTION, "files": []}
-                        if types.get(i) == "multimodaltextbox"
-                        else (components[i].get("props") or {}).get("value")
-                        for i in dep["inputs"]
-                    )
+                    inputs = tuple((components[i].get("props") or {}).get("value") for i in dep["inputs"])
+                    box = [types.get(i) for i in dep["inputs"]].index("multimodaltextbox")
                     then = tuple(
                         (d["id"], tuple((components[i].get("props") or {}).get("value") for i in d["inputs"]))
                         for d in config["dependencies"]
                         if d.get("trigger_after") == dep["id"]
                     )
-                    return cls(root, dep["id"], target, outputs.index("chatbot"), inputs, then)
+                    return cls(root, dep["id"], target, outputs.index("chatbot"), inputs, box, then)
         raise RuntimeError("no chat box submit event in the Gradio config")
 
 
-async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, expected: str) -> Turn:
+async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, question: str, expected: str) -> Turn:
     """The submit event, then the events the page chains after it (the input unlocked, the chat list): the
     turn is over for the user when the page is ready for the next message."""
     session = secrets.token_hex(6)
+    inputs = list(submit.inputs)
+    inputs[submit.box] = {"text": question, "files": []}
     started = time.perf_counter()
     first: float | None = None
     outputs = _Outputs()
     try:
-        for fn_index, data in ((submit.fn_index, submit.inputs), *submit.then):
+        for fn_index, data in ((submit.fn_index, inputs), *submit.then):
             event = _Outputs() if fn_index != submit.fn_index else outputs
             async for kind, output in _event(client, submit, session, fn_index, list(data)):
                 if kind == "error":

@@ -7,7 +7,9 @@
 
 Every system answers the same workload from the same scripted upstream (``bench.upstream``: the answer
 starts after 200 ms, then 64 one-word chunks 20 ms apart), in its own process, so the measured processes'
-CPU is their own:
+CPU is their own. Every turn gets a new answer (``bench.answers``), as from a real model: a guard that
+remembers what it judged would find a repeated answer almost free. ``--answers repeat`` gives every turn the
+same answer, as runs before 2026-12-01 10:00 did (the report says which ran):
 
 - ``direct``: the upstream itself, what a client gets with no guard at all
 - ``railchat-api``: ``launch.py --llm-url`` with the shipped rails and SQLite, ``POST /v1/chat/completions``
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import math
 import os
@@ -42,9 +45,9 @@ from typing import Any
 import httpx
 import yaml
 
+from bench.answers import MODES, answer_text, question
 from bench.clients import GradioSubmit, Turn, gradio_turn, openai_turn
 from bench.procs import PYTHON, Server, free_port, start
-from bench.upstream import answer_words
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = ("direct", "railchat-api", "railchat-ui", "nemo-server")
@@ -117,11 +120,21 @@ async def run_level(turn: TurnFn, streams: int, rounds: int) -> tuple[list[Turn]
 
 
 class Bench:
-    def __init__(self, folder: Path, first_ms: float, chunks: int, gap_ms: float) -> None:
+    def __init__(
+        self, folder: Path, first_ms: float, chunks: int, gap_ms: float, answers: str = "distinct"
+    ) -> None:
         self.folder = folder
-        self.expected = "".join(answer_words(chunks))
+        self.chunks = chunks
+        self.answers = answers
+        self.numbers = itertools.count(1)  # turn n asks for answer n: every turn of a run its own answer
         self.servers: dict[str, Server] = {}
         self.upstream_args = ["--first-ms", str(first_ms), "--chunks", str(chunks), "--gap-ms", str(gap_ms)]
+        self.upstream_args += ["--answers", answers]
+
+    def next_turn(self) -> tuple[str, str]:
+        """The next turn's question and the answer it must get."""
+        n = next(self.numbers)
+        return question(n), answer_text(self.answers, self.chunks, n)
 
     def start(self, systems: list[str], ui_concurrency: int) -> None:
         port = free_port()
@@ -175,24 +188,23 @@ class Bench:
         )
 
     async def turn_fn(self, system: str) -> tuple[TurnFn, Server]:
-        expected = self.expected
         if system == "direct":
             server = self.servers["direct"]
             url = f"{server.url}/v1/chat/completions"
-            return (lambda client: openai_turn(client, url, expected)), server
+            return (lambda client: openai_turn(client, url, *self.next_turn())), server
         if system == "railchat-api":
             server = self.servers["railchat"]
             url = f"{server.url}/v1/chat/completions"
-            return (lambda client: openai_turn(client, url, expected)), server
+            return (lambda client: openai_turn(client, url, *self.next_turn())), server
         if system == "railchat-ui":
             server = self.servers["railchat"]
             async with httpx.AsyncClient(timeout=30) as client:
                 submit = await GradioSubmit.discover(client, server.url)
-            return (lambda client: gradio_turn(client, submit, expected)), server
+            return (lambda client: gradio_turn(client, submit, *self.next_turn())), server
         server = self.servers["nemo-server"]
         url = f"{server.url}/v1/chat/completions"
         extra = {"guardrails": {"config_id": "railchat", "context": {"image_urls": [], "bot_reasoning": ""}}}
-        return (lambda client: openai_turn(client, url, expected, extra, stream=False)), server
+        return (lambda client: openai_turn(client, url, *self.next_turn(), extra, stream=False)), server
 
     async def measure(self, system: str, streams: int, rounds: int) -> Level:
         turn, server = await self.turn_fn(system)
@@ -229,7 +241,7 @@ def machine() -> dict[str, Any]:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="railchat-load-"))
-    bench = Bench(folder, args.first_ms, args.chunks, args.gap_ms)
+    bench = Bench(folder, args.first_ms, args.chunks, args.gap_ms, args.answers)
     systems = args.systems.split(",")
     levels = [int(n) for n in args.levels.split(",")]
     result: dict[str, Any] = {
@@ -238,7 +250,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine(),
         "load_average_before": os.getloadavg(),
-        "workload": {"first_ms": args.first_ms, "chunks": args.chunks, "gap_ms": args.gap_ms},
+        "workload": {
+            "first_ms": args.first_ms,
+            "chunks": args.chunks,
+            "gap_ms": args.gap_ms,
+            "answers": args.answers,
+        },
         "levels": [],
     }
     try:
@@ -330,6 +347,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-ms", type=float, default=200)
     parser.add_argument("--chunks", type=int, default=64)
     parser.add_argument("--gap-ms", type=float, default=20)
+    parser.add_argument(
+        "--answers",
+        choices=MODES,
+        default="distinct",
+        help="a new answer every turn (as from a real model), or one answer repeated (the caches hide most of "
+        "moderation's cost)",
+    )
     parser.add_argument(
         "--ui-concurrency", type=int, default=64, help="RAILCHAT_CONCURRENT_TURNS for the run"
     )

@@ -1,7 +1,7 @@
 """Where railchat's CPU goes under load: py-spy samples the app while the load benchmark's clients stream.
 
     python -m bench profile [--system railchat-api|railchat-ui] [--streams 32] [--seconds 30] [--native]
-                            [--out DIR]
+                            [--answers distinct|repeat] [--out DIR]
 
 Writes py-spy's collapsed stacks (``profile.txt``, for flame graph tools) and prints the functions that
 were on the stack in the largest share of busy samples (inclusive) and those that were running (self), with
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.answers import MODES
 from bench.load import Bench
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument(
+        "--answers", choices=MODES, default="distinct", help="see python -m bench load --help"
+    )
+    parser.add_argument(
         "--native",
         action="store_true",
         help="C frames too (py-spy pauses the app per sample: CPU reads higher)",
@@ -95,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     args.out.mkdir(parents=True, exist_ok=True)
-    bench = Bench(args.out, 200, 64, 20)
+    bench = Bench(args.out, 200, 64, 20, args.answers)
     try:
         bench.start([args.system], ui_concurrency=max(64, args.streams))
         asyncio.run(drive(bench, args.system, 2, 3))  # warm-up
@@ -115,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         spy.wait(timeout=60)
     finally:
         bench.stop()
-    print(f"{turns} turns at {args.streams} streams; app CPU {cpu * 1000 / max(turns, 1):.1f} ms per turn")
+    per_turn = cpu * 1000 / max(turns, 1)
+    print(
+        f"{turns} turns at {args.streams} streams, {args.answers} answers; app CPU {per_turn:.1f} ms per turn"
+    )
     print(summarise(collapsed, args.top))
     print(f"\ncollapsed stacks: {collapsed}")
     return 0

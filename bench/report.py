@@ -48,7 +48,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"{_load(result.get('load_average_after'))} (a shared machine).",
         "",
         f"Workload: scripted upstream answering after {w['first_ms']:.0f} ms, then {w['chunks']} chunks "
-        f"{w['gap_ms']:.0f} ms apart; every client streams; times are as the client sees them.",
+        f"{w['gap_ms']:.0f} ms apart; {_answers(w)}; every client streams; times are as the client sees them.",
         "",
         "![first content and total time against concurrent streams](benchmarks.png)",
         "",
@@ -99,6 +99,13 @@ def _soak(soak: dict[str, Any]) -> str:
 
 def _cpu(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
+
+
+def _answers(workload: dict[str, Any]) -> str:
+    # runs before the distinct answers existed repeated one answer, and their JSON does not say so
+    if workload.get("answers", "repeat") == "repeat":
+        return "**the same answer every turn** (`--answers repeat`: moderation's caches answer most checks)"
+    return "a new answer every turn (`bench/answers.py`)"
 
 
 def _load(values: Any) -> str:

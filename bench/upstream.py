@@ -1,11 +1,14 @@
 """The load benchmark's model server: an OpenAI-compatible upstream shaped like vLLM that answers every chat
 request after ``first_ms`` and then streams ``chunks`` one-word deltas ``gap_ms`` apart.
 
+What it answers is ``bench.answers``: by default a new answer for every request (the ``(request N)`` in its
+question names which), or with ``--answers repeat`` one text for all.
+
 A bare ASGI app on uvicorn in its own process, so that the server every system talks to costs the measured
 processes nothing and stays the same for all of them. Non-streamed requests (NeMo Guardrails' server asks
 for one when it holds the whole answer) get the same text after the same total time.
 
-    python -m bench.upstream --port 8400 [--first-ms 200 --chunks 64 --gap-ms 20]
+    python -m bench.upstream --port 8400 [--first-ms 200 --chunks 64 --gap-ms 20 --answers distinct]
 """
 
 from __future__ import annotations
@@ -16,21 +19,12 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bench.answers import MODES, answer_words, request_number
+
 MODEL = "bench-model"
 MAX_MODEL_LEN = 32768
-WORDS = (  # plain prose in sentences of ~10-15 words, as a model writes: the rails judge it sentence by sentence
-    "Paris is the capital of France and sits on both banks of the Seine. Its bridges, old and new, "
-    "cross a river that has carried boats for two thousand years. Markets, cafes and museums fill the "
-    "streets with people who come to read, walk and eat. In the evening the lamps come on along the quays, "
-    "and the city keeps talking into the night."
-).split()
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-def answer_words(chunks: int) -> list[str]:
-    """The deltas of every answer: ``chunks`` words, each followed by a space (the last one too)."""
-    return [WORDS[i % len(WORDS)] + " " for i in range(chunks)]
 
 
 def _sse(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
@@ -45,12 +39,13 @@ def _sse(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
 
 
 class Upstream:
-    def __init__(self, first_ms: float, chunks: int, gap_ms: float) -> None:
+    def __init__(self, first_ms: float, chunks: int, gap_ms: float, answers: str = "distinct") -> None:
         self.first_s = first_ms / 1000
         self.gap_s = gap_ms / 1000
-        self.words = answer_words(chunks)
-        # Pre-encoded: the upstream's own CPU must not grow with load.
-        self.deltas = [_sse({"content": w}) for w in self.words]
+        self.chunks = chunks
+        self.answers = answers
+        # The repeated answer pre-encoded; a new one is encoded once per request, before its first delta.
+        self.repeated = [_sse({"content": w}) for w in answer_words("repeat", chunks, 0)]
         self.tail = (
             _sse({}, "stop")
             + b"data: "
@@ -82,10 +77,11 @@ class Upstream:
         path = scope["path"]
         if path.endswith("/chat/completions"):
             request = json.loads(body or b"{}")
+            words = answer_words(self.answers, self.chunks, request_number(body))
             if request.get("stream"):
-                await self._stream(send)
+                await self._stream(send, words)
             else:
-                await self._whole(send)
+                await self._whole(send, words)
         elif path.endswith("/models"):
             models = {
                 "object": "list",
@@ -101,20 +97,21 @@ class Upstream:
         else:
             await _json(send, {"error": "not found"}, status=404)
 
-    async def _stream(self, send: Send) -> None:
+    async def _stream(self, send: Send, words: list[str]) -> None:
+        deltas = self.repeated if self.answers == "repeat" else [_sse({"content": w}) for w in words]
         headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await asyncio.sleep(self.first_s)
         loop = asyncio.get_running_loop()
         start = loop.time()
-        for i, delta in enumerate(self.deltas):
+        for i, delta in enumerate(deltas):
             if i:  # paced against the clock, so a late wake-up does not delay every later chunk
                 await asyncio.sleep(max(0.0, start + i * self.gap_s - loop.time()))
             await send({"type": "http.response.body", "body": delta, "more_body": True})
         await send({"type": "http.response.body", "body": self.tail, "more_body": False})
 
-    async def _whole(self, send: Send) -> None:
-        await asyncio.sleep(self.first_s + self.gap_s * (len(self.words) - 1))
+    async def _whole(self, send: Send, words: list[str]) -> None:
+        await asyncio.sleep(self.first_s + self.gap_s * (len(words) - 1))
         completion = {
             "id": "chatcmpl-bench",
             "object": "chat.completion",
@@ -123,11 +120,11 @@ class Upstream:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": "".join(self.words)},
+                    "message": {"role": "assistant", "content": "".join(words)},
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": len(self.words), "total_tokens": 74},
+            "usage": {"prompt_tokens": 10, "completion_tokens": len(words), "total_tokens": 10 + len(words)},
         }
         await _json(send, completion)
 
@@ -149,8 +146,9 @@ def main() -> None:
     parser.add_argument("--first-ms", type=float, default=200)
     parser.add_argument("--chunks", type=int, default=64)
     parser.add_argument("--gap-ms", type=float, default=20)
+    parser.add_argument("--answers", choices=MODES, default="distinct")
     args = parser.parse_args()
-    app = Upstream(args.first_ms, args.chunks, args.gap_ms)
+    app = Upstream(args.first_ms, args.chunks, args.gap_ms, args.answers)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False, backlog=1024)
 
 
