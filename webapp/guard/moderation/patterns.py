@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
@@ -87,6 +88,11 @@ class CategoryRule:
     stages: frozenset[str] = frozenset({"input", "output"})
     negation_allowed: bool = False  # True: the pattern itself is about a negated statement
     raw_text: bool = False  # True: run on the original text (instructions, not hate: no unit context)
+    # the patterns as run: without IGNORECASE on lower-case ASCII text where that finds the same matches
+    _runs: tuple[CaselessPattern, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_runs", tuple(CaselessPattern.of(p) for p in self.patterns))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str] | None = None) -> CategoryRule:
@@ -105,8 +111,9 @@ class CategoryRule:
 
     def matches(self, text: str, negation: re.Pattern[str] | None = None, *, after: int = 0) -> bool:
         """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset."""
-        for pattern in self.patterns:
-            for match in pattern.finditer(text):
+        lower = is_lower_ascii(text)
+        for pattern in self._runs:
+            for match in (pattern.lower if lower else pattern.original).finditer(text):
                 if match.end() <= after:
                     continue
                 if self.negation_allowed or negation is None:

@@ -1,0 +1,74 @@
+"""The category rules run without IGNORECASE only where that finds the same matches (``caseless``)."""
+
+import random
+import re
+
+import pytest
+
+from tests.support.moderation import MODERATION_CONFIG
+from tests.support.paths import RAILS_DIR
+from webapp.guard.moderation import ModerationConfig
+from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii, spells_only_lower_case
+from webapp.guard.moderation.corpus import load_example_file
+from webapp.guard.moderation.text import normalise
+
+CONFIG = ModerationConfig.from_mapping(MODERATION_CONFIG)
+
+
+@pytest.mark.parametrize(
+    ("source", "same"),
+    [
+        ("kill", True),
+        (r"\bfoo\s+\w+\S\W\B", True),  # classes and anchors that case does not change
+        ("[a-z0-9]+x", True),
+        ("[^a-z]x", True),
+        ("[]a-]", True),  # a literal "]" first, a literal "-" last
+        ("é", True),  # no ASCII letter matches it: ASCII text never does either way
+        ("Kill", False),
+        (r"\x4bill", False),  # "K" by number
+        (r"\N{LATIN CAPITAL LETTER K}ill", False),
+        ("[!-_]", False),  # a range holding the capitals: with IGNORECASE it matches "a"
+        (r"[\--z]", False),
+        (r"[a-\x7f]", False),
+        ("[^]K]", False),
+        ("\u212aill", False),  # the Kelvin sign matches "k" when case is ignored
+        ("\u017ftupid", False),  # so does the long s "s"
+        ("[а-я]", False),  # a range outside ASCII: which of its letters fold to ASCII is not checked
+        (r"(\w)\1", False),  # escapes by number are all refused, group references too
+    ],
+)
+def test_only_patterns_that_spell_lower_case_alone_drop_the_flag(source, same):
+    assert spells_only_lower_case(source) is same
+
+
+def test_text_with_capitals_or_outside_ascii_takes_the_original_pattern():
+    pattern = CaselessPattern.of(re.compile("stupid", re.IGNORECASE))
+    assert pattern.lower is not pattern.original
+    for text in ("you are stupid", "you are STUPID", "you are \u017ftupid", "you are Stupid é"):
+        assert [m.group() for m in pattern.finditer(text)] == [
+            m.group() for m in pattern.original.finditer(text)
+        ]
+        assert len(list(pattern.finditer(text))) == 1
+    assert is_lower_ascii("you are stupid") and not is_lower_ascii("you are STUPID")
+    assert not is_lower_ascii("caf\u00e9")
+
+
+def test_every_shipped_pattern_finds_the_same_matches_without_the_flag():
+    """A differential check over the rails' own examples (harmful and allowed), as moderation reads them:
+    every match of every pattern, not only whether one matched."""
+    examples = load_example_file(RAILS_DIR / "moderation_examples.yml")
+    texts = [normalise(e.text, CONFIG.substitutions) for e in random.Random(12).sample(examples, 120)]
+    texts = [t for t in texts if is_lower_ascii(t)]
+    assert len(texts) > 100
+    patterns = [CaselessPattern.of(p) for rule in CONFIG.categories for p in rule.patterns]
+    assert sum(p.lower is not p.original for p in patterns) > 0.9 * len(patterns)
+    matched = 0
+    for pattern in patterns:
+        for text in texts:
+            expected = [m.span() for m in pattern.original.finditer(text)]
+            assert [m.span() for m in pattern.lower.finditer(text)] == expected, (
+                pattern.original.pattern,
+                text,
+            )
+            matched += bool(expected)
+    assert matched > 50  # the check saw patterns match, not only fail
