@@ -1,5 +1,6 @@
 """The category rules run without IGNORECASE only where that finds the same matches (``caseless``)."""
 
+import dataclasses
 import random
 import re
 
@@ -10,6 +11,7 @@ from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig
 from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii, spells_only_lower_case
 from webapp.guard.moderation.corpus import load_example_file
+from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.text import normalise
 
 CONFIG = ModerationConfig.from_mapping(MODERATION_CONFIG)
@@ -55,12 +57,14 @@ def test_text_with_capitals_or_outside_ascii_takes_the_original_pattern():
 
 def test_every_shipped_pattern_finds_the_same_matches_without_the_flag():
     """A differential check over the rails' own examples (harmful and allowed), as moderation reads them:
-    every match of every pattern, not only whether one matched."""
+    every match of every pattern (the category rules and the context rules), not only whether one matched."""
     examples = load_example_file(RAILS_DIR / "moderation_examples.yml")
     texts = [normalise(e.text, CONFIG.substitutions) for e in random.Random(12).sample(examples, 120)]
     texts = [t for t in texts if is_lower_ascii(t)]
     assert len(texts) > 100
+    context = ContextRules.from_mapping(CONFIG.context, CONFIG.lexicon)
     patterns = [CaselessPattern.of(p) for rule in CONFIG.categories for p in rule.patterns]
+    patterns += [getattr(context, f.name) for f in dataclasses.fields(context)]
     assert sum(p.lower is not p.original for p in patterns) > 0.9 * len(patterns)
     matched = 0
     for pattern in patterns:

@@ -1,10 +1,10 @@
-"""The category rules' case-insensitive patterns run without ``re.IGNORECASE`` where that changes nothing.
+"""Moderation's case-insensitive patterns run without ``re.IGNORECASE`` where that changes nothing.
 
 The rules run on normalised text, which is lower case and almost always plain ASCII. Python's ``re`` is
 ~3x slower on such text with ``IGNORECASE`` than without: an alternative that starts with a case-sensitive
 literal is skipped at its first character, but with ``IGNORECASE`` every one of a word list's hundreds of
 alternatives is entered at every word. A streamed answer has its growing sentence judged again at every
-check, so these patterns were most of moderation's CPU.
+check, so the category rules and the context rules (negation, counter-speech) were most of moderation's CPU.
 
 The same pattern without the flag finds exactly the same matches in a text when both hold:
 
@@ -42,8 +42,21 @@ class CaselessPattern:
             return cls(pattern, pattern)
         return cls(pattern, re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE))
 
+    @property
+    def pattern(self) -> str:
+        return self.original.pattern
+
+    def for_text(self, text: str) -> re.Pattern[str]:
+        return self.lower if is_lower_ascii(text) else self.original
+
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return (self.lower if is_lower_ascii(text) else self.original).finditer(text)
+        return self.for_text(text).finditer(text)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.for_text(text).search(text)
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self.for_text(text).sub(replacement, text)
 
 
 def is_lower_ascii(text: str) -> bool:

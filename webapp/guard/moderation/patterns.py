@@ -80,6 +80,13 @@ def _compile(pattern: str, lexicon: Mapping[str, str]) -> re.Pattern[str]:
     return re.compile(expand(pattern, lexicon), re.IGNORECASE)
 
 
+def _caseless(pattern: str, lexicon: Mapping[str, str]) -> CaselessPattern:
+    return CaselessPattern.of(_compile(pattern, lexicon))
+
+
+_NEVER = CaselessPattern.of(re.compile("(?!)"))
+
+
 @dataclass(frozen=True)
 class CategoryRule:
     name: str
@@ -109,7 +116,7 @@ class CategoryRule:
     def applies_to(self, stage: Stage) -> bool:
         return stage in self.stages
 
-    def matches(self, text: str, negation: re.Pattern[str] | None = None, *, after: int = 0) -> bool:
+    def matches(self, text: str, negation: CaselessPattern | None = None, *, after: int = 0) -> bool:
         """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset."""
         lower = is_lower_ascii(text)
         for pattern in self._runs:
@@ -131,27 +138,27 @@ class CategoryRule:
 class ContextRules:
     """What makes a unit counter-speech or negated; compiled once from ``moderation.context``."""
 
-    negation: re.Pattern[str]
-    frames: re.Pattern[str]  # the unit talks about saying/doing something ("Calling X ...", "Anyone who")
-    condemnation: re.Pattern[str]  # ...and condemns or reports it ("is racist", "was banned", "myth")
-    denial: re.Pattern[str]  # the unit opens by denying what follows ("It's not true that", "I don't think")
+    negation: CaselessPattern
+    frames: CaselessPattern  # the unit talks about saying/doing something ("Calling X ...", "Anyone who")
+    condemnation: CaselessPattern  # ...and condemns or reports it ("is racist", "was banned", "myth")
+    denial: CaselessPattern  # the unit opens by denying what follows ("It's not true that", "I don't think")
     # the speaker agrees with what they frame ("... and they are right", "It's not hate speech to say"): no excuse
-    endorsement: re.Pattern[str] = re.compile("(?!)")
+    endorsement: CaselessPattern = _NEVER
     # a negation right before an insult ("are not objects", "never criminals"): the unit denies the insult
-    insult_denial: re.Pattern[str] = re.compile("(?!)")
+    insult_denial: CaselessPattern = _NEVER
     # what a group is said to be ("X are evil"): a word of condemnation there is the slur, not a verdict on
     # it ("I heard X are evil" condemns nobody; "Saying X are evil is wrong" does, after "wrong")
-    predication: re.Pattern[str] = re.compile("(?!)")
+    predication: CaselessPattern = _NEVER
     # someone else's claim, reported ("You claim X are ..."): like a quote, it may be rejected next sentence
-    reported: re.Pattern[str] = re.compile("(?!)")
+    reported: CaselessPattern = _NEVER
     # a later sentence that agrees with what an earlier one quoted or framed ("It's the plain truth.",
     # "Couldn't have put it better myself."): the earlier one's excuse is void
-    agreement: re.Pattern[str] = re.compile("(?!)")
+    agreement: CaselessPattern = _NEVER
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
-        def alternatives(key: str) -> re.Pattern[str]:
-            return _compile("|".join(f"(?:{p})" for p in data.get(key, ()) or ("(?!)",)), lexicon)
+        def alternatives(key: str) -> CaselessPattern:
+            return _caseless("|".join(f"(?:{p})" for p in data.get(key, ()) or ("(?!)",)), lexicon)
 
         return cls(
             alternatives("negation"),
@@ -160,7 +167,7 @@ class ContextRules:
             alternatives("denial"),
             alternatives("endorsement"),
             alternatives("insult_denial"),
-            _compile(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
+            _caseless(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
             alternatives("reported"),
             alternatives("agreement"),
         )
