@@ -35,10 +35,11 @@ _NEW_SUBJECT = re.compile(
 # What a group is said to be, up to the first word of the predicate: "is" only after a singular (in
 # "Threatening trans people is a crime" it is the speaker's verdict), and not a negated predicate ("Jokes
 # about X are never funny" is the verdict on the jokes), nor a group that is the object of harm ("People who
-# want to kill X are dangerous").
+# want to kill X are dangerous"), nor one a statement is about ("Statements like that about X are hateful").
 _PREDICATION = (
     r"(?<!kill )(?<!hurt )(?<!harm )(?<!attack )(?<!harass )(?<!threaten )(?<!abuse )(?<!insult )(?<!mock )"
     r"(?<!hate )(?<!beat )(?<!target )(?<!bully )(?<!shoot )(?<!murder )"
+    r"(?<!about )(?<!against )(?<!toward )(?<!towards )(?<!regarding )(?<!targeting )(?<!aimed at )"
     r"\b(?:{group})\s+(?:are|(?<!people )(?<!men )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
     r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
     r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
@@ -154,6 +155,9 @@ class ContextRules:
     # a later sentence that agrees with what an earlier one quoted or framed ("It's the plain truth.",
     # "Couldn't have put it better myself."): the earlier one's excuse is void
     agreement: CaselessPattern = _NEVER
+    # a call for harm ("they should all be gassed"): a clause of its own that says it does not go on
+    # condemning, whatever the sentence it is part of condemns
+    harm_call: CaselessPattern = _NEVER
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -170,6 +174,7 @@ class ContextRules:
             _caseless(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
             alternatives("reported"),
             alternatives("agreement"),
+            alternatives("harm_call"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -177,12 +182,15 @@ class ContextRules:
         nothing there, nor in the sentence before or after, may agree with what is quoted or framed ("...,
         but it is true"). A quote, or a claim reported as someone else's, may be condemned in the sentence
         before or after ('"X are vermin." I had to read that.', "You claim X are ... The data says otherwise.").
-        A clause judged on its own is excused when the sentence it is part of is counter-speech."""
+        A clause judged on its own is excused when the sentence it is part of is counter-speech, unless it
+        is in the speaker's own voice or calls for harm ("Comments about X make me angry, they should all be
+        gassed")."""
         if unit.endorsed:
             return False
         if (
             unit.within is not None
             and not _OWN_VOICE.match(unit.plain)
+            and not self.harm_call.search(unit.plain)
             and self.is_counter_speech(unit.within)
         ):
             return True

@@ -23,7 +23,10 @@ _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]+\b")
 _SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
 _STRETCHED = re.compile(r"([a-z])\1{2,}")  # "diiie" -> "die"
-_QUOTE = re.compile(r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'([^']{3,}?)'(?![a-z])")
+# A single-quoted passage may hold apostrophes between letters ("'I'll kill them' is a threat").
+_QUOTE = re.compile(
+    r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'((?:[^']|(?<=[a-z])'(?=[a-z])){3,}?)'(?![a-z])"
+)
 _NOT_A_CLAUSE = r"(?<!anything)(?<!nothing)(?<!\ball)(?<!everything)(?<!none)"  # "anything but trouble"
 # An ellipsis is a pause, not a sentence end: "X are... how do I put it... vermin" is one statement.
 _UNIT_END = re.compile(r"(?<=[!?;])\s+|(?<!\.\.)(?<=\.)\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
