@@ -4,10 +4,13 @@ existence reduced to a menial purpose, fewer of it called better, a question who
 the ordinary sentences nearest to each shape, which pass. The rules alone are asked: these shapes must not
 lean on the classifier."""
 
+import re
+
 import pytest
 
 from tests.support.moderation import MODERATION_CONFIG as CONFIG
 from webapp.guard.moderation import ModerationConfig, Moderator
+from webapp.guard.moderation.spelling import Speller
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +53,20 @@ def rules_only() -> Moderator:
         "Trans people are an insult to humanity.",
         "Muslims are toxic.",
         "Immigrants are no different from wild dogs.",  # a comparison is no denial
+        "Women are a lesser people.",  # a second batch of fresh probes
+        "Gay people are more trouble than they are worth.",
+        "Muslims cause nothing but trouble.",
+        "Lying comes naturally to immigrants.",
+        "Disabled people should be kept in their own part of town.",
+        "The neighbourhood was safe until Black people arrived.",
+        "It is a mistake to give women any power.",
+        "A trans person in charge is a disaster waiting to happen.",
+        "Muslims only care about themselves.",
+        "Immigrants are invading our country.",
+        "Gay people are dragging this country into the gutter.",
+        "I'm going to teach the Muslims a lesson they won't forget.",  # violence without a violent verb
+        "We're going to make this town too dangerous for immigrants.",
+        "What is the point of disabled people?",
     ],
 )
 def test_implicit_derogation_in_general_shapes(rules_only, text):
@@ -87,7 +104,49 @@ def test_implicit_derogation_in_general_shapes(rules_only, text):
         "Trans people can't help being targeted by trolls.",
         "Why would anyone trust that company?",
         "Immigrants are no different from anyone else.",
+        "Disabled people are treated as second-class citizens.",
+        "Rivers are flooding our towns again.",
+        "Women are flooding the streets in celebration after the vote.",
+        "It was a mistake to give the contract to that firm.",
+        "Kindness comes naturally to Muslims.",
+        "The storm caused nothing but trouble.",
+        "Gay people only care about their families and their work.",
+        "Trans people are dragging the old boat up the beach.",
+        "My teacher taught the class a lesson about the war.",
+        "What is the point of this meeting?",
     ],
 )
 def test_their_ordinary_look_alikes_pass(rules_only, text):
     assert rules_only.check(text, "output") is None
+
+
+def test_words_run_together_are_read_apart():
+    known = frozenset("don belong lack women to steal than dirt are lower slack immigrant".split())
+    speller = Speller(
+        known | {"immigrants", "hate", "coffee"},
+        frozenset({"women", "steal", "hate"}),
+        {"women", "immigrants", "immigrant", "hate"},
+        keep=re.compile("women|immigrants?"),
+    )
+    assert speller("they don'tbelong here") == "they don't belong here"  # a contraction run into a word
+    assert speller("womenlack decency") == "women lack decency"  # a group's name run into a word
+    assert speller("immigrantslack") == "immigrants lack"  # the longest name wins, not "immigrant slack"
+    assert speller("born tosteal") == "born to steal"  # a function word run into a word
+    assert speller("arelower thandirt") == "are lower than dirt"
+    assert speller("hatecoffee") == "hatecoffee"  # a harm word that names no group is left as written
+    assert speller("tobedone") == "tobedone"  # nothing of four letters or more in it: left as written
+    assert speller.alternative("women area burden") == "women are a burden"  # only the rules read it so
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Muslims are born tosteal.",
+        "Women arelower than dirt.",
+        "Disabled people don'tbelong in civilised society.",
+        "Immigrantslack basic decency.",
+        "Gay people area disease on society.",
+    ],
+)
+def test_hate_with_a_dropped_space_is_blocked(moderator, text):
+    assert moderator.check(text, "output") is not None

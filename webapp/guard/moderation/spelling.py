@@ -50,6 +50,8 @@ _SHORT_PIECES = frozenset(
     }
 )
 MAX_PIECES = 3
+# A contraction run into the next word ("don'tbelong", "can'tbe", "i'dnever"): n't, 'd, 's, 'm, 'll, 're, 've.
+_GLUED_CONTRACTION = re.compile(r"(?<=[a-z]')(t|d|s|m|ll|re|ve)([a-z]{2,})\b")
 
 
 class Speller:
@@ -75,16 +77,26 @@ class Speller:
         self._keep = keep  # words never corrected: a group's name or a slur is meant as written ("fag")
 
     def __call__(self, text: str) -> str:
+        text = _GLUED_CONTRACTION.sub(self._unglue_contraction, text)
         return _WORD.sub(lambda m: self._correct(m.group(0)), text)
 
+    def _unglue_contraction(self, match: re.Match[str]) -> str:
+        """A contraction glued to the next word ("don'tbelong", "i'dnever"): the space put back when what
+        follows the contraction is a word and the whole is none."""
+        ending, rest = match.group(1), match.group(2)
+        if ending + rest in self._known or rest not in self._known:
+            return match.group(0)
+        return f"{ending} {rest}"
+
     def alternative(self, text: str) -> str | None:
-        """The text with dictionary words read as the core harm word they are one slip from, or None."""
+        """The text with dictionary words read as the core harm word they are one slip from, or as the two
+        words a dropped space made them ("x area burden": "are a"), or None."""
         changed = False
 
         def read(match: re.Match[str]) -> str:
             nonlocal changed
             word = match.group(0)
-            meant = self._misread(word)
+            meant = _GLUED_DICTIONARY_WORDS.get(word) or self._misread(word)
             changed |= meant != word
             return meant
 
@@ -119,14 +131,29 @@ class Speller:
         return found.pop() if len(found) == 1 else None
 
     def _segment(self, word: str) -> list[str] | None:
-        """The fewest known words (at most three) that make up ``word``, one of them a harm word."""
+        """The fewest known words (at most three) that make up ``word``, one of them a harm word; else a
+        group's name or a function word glued to one other dictionary word ("womenlack", "tosteal")."""
         for count in range(2, MAX_PIECES + 1):
             for pieces in self._splits(word, count):
                 # Glued words in harmful text are words of harmful text: "muslimsare", not "rac coons".
                 usual = all(p in self._targets or p in self._core or p in _SHORT_PIECES for p in pieces)
                 if usual and any(p in self._core or p in self._targets for p in pieces):
                     return pieces
-        return None
+        # A group's name next to a whole word of four letters or more ("womenlack"): the rules still need a
+        # hateful statement around it ("hatecoffee" stays whole). The longest name wins ("immigrants lack",
+        # not "immigrant slack").
+        pairs = list(self._splits(word, 2))
+        glued = [
+            (max(len(p) for p in pair if self._names_group(p)), pair)
+            for pair in pairs
+            if any(self._names_group(p) for p in pair) and min(len(p) for p in pair) > 3
+        ]
+        # ...or a function word run into a whole word ("tosteal", "arelower", "thandirt", "forcheap").
+        glued += [(len(max(pair, key=len)), pair) for pair in pairs if _function_word_glued(pair)]
+        return list(max(glued)[1]) if glued else None
+
+    def _names_group(self, word: str) -> bool:
+        return self._keep is not None and word in self._core and bool(self._keep.fullmatch(word))
 
     def _splits(self, word: str, count: int) -> Iterable[list[str]]:
         if count == 1:
@@ -138,6 +165,21 @@ class Speller:
             if head in self._known and (len(head) > 2 or head in _SHORT_PIECES):
                 for rest in self._splits(word[cut:], count - 1):
                     yield [head, *rest]
+
+
+# Dictionary words that a dropped space makes out of a statement's own words: read apart by the rules only.
+_GLUED_DICTIONARY_WORDS = {"area": "are a"}
+# Short words a sentence cannot do without, which evaders run into the next or the last word.
+_FUNCTION_WORDS = frozenset(
+    "a an the to for of at by in on as is are be am was were than then with from like until and or not no "
+    "all any so too very only just more most less their them they we you".split()
+)
+
+
+def _function_word_glued(pair: list[str]) -> bool:
+    """One piece a function word, the other a word of four letters or more that is none."""
+    short = [p for p in pair if p in _FUNCTION_WORDS]
+    return len(short) == 1 and all(len(p) > 3 for p in pair if p not in _FUNCTION_WORDS)
 
 
 def _slips(word: str) -> set[str]:
