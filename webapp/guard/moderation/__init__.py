@@ -318,8 +318,14 @@ def _build_speller(
         # Every word the rails' own patterns spell ("appalling", "condemned") is a word, never a typo.
         patterns = re.sub(r"\\[a-z]", " ", str(config.context) + " ".join(config.lexicon.values()))
         spelled = frozenset(re.findall(r"[a-z]{3,}", patterns))
+        standalone = {w for w in core if any(r.blocks_alone(w) for r in config.categories)}
         return Speller(
-            known | listed | spelled | dictionary_words(), targets, core, misreadable=misreadable, keep=keep
+            known | listed | spelled | dictionary_words(),
+            targets,
+            core,
+            misreadable=misreadable,
+            standalone=standalone,
+            keep=keep,
         )
     except Exception as exc:  # a missing wheel must not stop the rules and profanity tiers
         log.error("moderation spelling repair is off: %s: %s", type(exc).__name__, exc)

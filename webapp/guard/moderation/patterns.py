@@ -117,6 +117,10 @@ class CategoryRule:
     def applies_to(self, stage: Stage) -> bool:
         return stage in self.stages
 
+    def blocks_alone(self, word: str) -> bool:
+        """Whether ``word`` by itself is enough for a pattern (a slur), with no sentence around it."""
+        return any(pattern.fullmatch(word) for pattern in self.patterns)
+
     def matches(self, text: str, negation: CaselessPattern | None = None, *, after: int = 0) -> bool:
         """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset."""
         lower = is_lower_ascii(text)

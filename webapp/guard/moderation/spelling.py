@@ -12,6 +12,11 @@ Two readings come out of it:
 Candidates are ranked by how typists and evaders slip: a missing letter or two swapped letters first, a
 wrong or extra letter after; among those, group names and core harm words before other words of harmful
 sentences. A tie that cannot be broken leaves the word as written.
+
+A word a rule blocks on its own (a slur) needs more evidence than the others, since nothing else in the
+sentence has to agree once it is read: it is reached only by a dropped or swapped letter, never by a wrong
+or extra one ("cron" and "conn" are no "coon", "dyne" no "dyke"), and a dictionary word is never misread as
+one ("Niger", "Indo-Pak").
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ _GLUED_CONTRACTION = re.compile(r"(?<=[a-z]')(t|d|s|m|ll|re|ve)([a-z]{2,})\b")
 class Speller:
     """``known``: dictionary words; ``targets``: the words of harmful examples; ``core``: the group names
     and harm words of the rules' word lists; ``misreadable``: the core words a dictionary word may be read
-    as."""
+    as; ``standalone``: the core words a rule blocks on their own."""
 
     def __init__(
         self,
@@ -66,14 +71,17 @@ class Speller:
         core: Iterable[str] = frozenset(),
         *,
         misreadable: Iterable[str] = frozenset(),
+        standalone: Iterable[str] = frozenset(),
         keep: re.Pattern[str] | None = None,
     ) -> None:
         self._known = known | targets
         self._targets = targets
         self._core = frozenset(core)
+        # Core words a rule blocks alone (slurs): reached by a slip only, never by a misreading.
+        self._standalone = frozenset(standalone)
         # What a dictionary word may be read as: group names and words of contempt, not violence ("I bet
         # you" must not become "I beat you").
-        self._misreadable = frozenset(misreadable)
+        self._misreadable = frozenset(misreadable) - self._standalone
         self._keep = keep  # words never corrected: a group's name or a slur is meant as written ("fag")
 
     def __call__(self, text: str) -> str:
@@ -116,7 +124,7 @@ class Speller:
             return word
         slips, others = _slips(word), _others(word)
         # A wrong or extra letter is weaker evidence ("nicer" is not a slip of "nice"): only towards the core.
-        for best in (self._best(slips), self._best(others & self._core)):
+        for best in (self._best(slips), self._best(others & (self._core - self._standalone))):
             if best is not None:
                 return best
         pieces = self._segment(word)
