@@ -11,7 +11,8 @@ Two readings come out of it:
 
 Candidates are ranked by how typists and evaders slip: a missing letter or two swapped letters first, a
 wrong or extra letter after; among those, group names and core harm words before other words of harmful
-sentences. A tie that cannot be broken leaves the word as written.
+sentences. A tie that cannot be broken leaves the word as written. A wrong letter is read as a slip only in
+a word of five letters or more: a short unknown word is one wrong letter from too much ("pid", "pkg": "pig").
 
 A word a rule blocks on its own (a slur) needs more evidence than the others, since nothing else in the
 sentence has to agree once it is read: it is reached only by a dropped or swapped letter, never by a wrong
@@ -55,6 +56,7 @@ _SHORT_PIECES = frozenset(
     }
 )
 MAX_PIECES = 3
+MIN_WRONG_LETTER = 5  # letters a word needs before a wrong one in it is read as a slip
 # A contraction run into the next word ("don'tbelong", "can'tbe", "i'dnever"): n't, 'd, 's, 'm, 'll, 're, 've.
 _GLUED_CONTRACTION = re.compile(r"(?<=[a-z]')(t|d|s|m|ll|re|ve)([a-z]{2,})\b")
 
@@ -123,7 +125,10 @@ class Speller:
         if word in self._known or (self._keep is not None and self._keep.fullmatch(word)):
             return word
         slips, others = _slips(word), _others(word)
-        # A wrong or extra letter is weaker evidence ("nicer" is not a slip of "nice"): only towards the core.
+        # A wrong or extra letter is weaker evidence ("nicer" is not a slip of "nice"): only towards the core,
+        # and only in a word long enough that the rest still names it ("pid" and "pkg" are no "pig").
+        if len(word) < MIN_WRONG_LETTER:
+            others = set()
         for best in (self._best(slips), self._best(others & (self._core - self._standalone))):
             if best is not None:
                 return best

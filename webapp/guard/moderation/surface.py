@@ -20,8 +20,10 @@ So the text is first read as shown:
 Two more readings are judged beside that one (by the rules only, so the units of ordinary text stay as they
 were): ``joined_lines``, a line break inside a paragraph read as the space a renderer makes of it ("You
 should kill\\nyourself" is one sentence on screen; a line that starts or ends a block - heading, list
-item, quote, table row, fence, blank line - still ends it), and ``without_struck``: struck-through text
-(``~~not~~``, ``<del>``) is shown struck, and a reader takes it as withdrawn.
+item, quote, table row, fence, blank line - still ends it), ``without_struck``: struck-through text
+(``~~not~~``, ``<del>``) is shown struck, and a reader takes it as withdrawn, and ``read_across``: a table
+row is read across its cells as one sentence ("| X | are | vermin |") and words joined by dots or
+underscores are read apart ("x.are.vermin"), as a reader reads them.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import string
 import unicodedata
 from importlib import resources
 
-__all__ = ["as_shown", "joined_lines", "without_struck"]
+__all__ = ["as_shown", "joined_lines", "read_across", "without_struck"]
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|pre|hr)\b[^>]*>", re.I)
@@ -49,6 +51,8 @@ _ENDS_BLOCK = re.compile(r"\s*(?:$|#|\||```|~~~)")
 _RLO_RUN = re.compile("\u202e([^\u202c\n]*)\u202c?")
 _BLANK = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 _HSPACE = re.compile(r"[^\S\n]{2,}")
+_TABLE_ROW = re.compile(r"^[^\S\n]*\|?[^|\n]*\|[^|\n]*\|.*$", re.MULTILINE)  # two cell borders or more
+_JOINED_WORDS = re.compile(r"(?<![\w./])[a-zA-Z]{2,}(?:[._][a-zA-Z]{2,}){2,}(?![\w/])")
 
 
 def as_shown(text: str) -> str:
@@ -72,6 +76,18 @@ def without_struck(text: str) -> str | None:
         return None
     stripped = _STRUCK.sub("", text)
     return stripped if stripped != text else None
+
+
+def read_across(text: str) -> str | None:
+    """Each table row as one sentence of its cells, and words joined by dots or underscores apart; or None
+    if the text has neither."""
+    if "|" not in text and "." not in text and "_" not in text:
+        return None
+    across = _TABLE_ROW.sub(
+        lambda m: " ".join(c.strip() for c in m.group(0).split("|") if c.strip()) + ".", text
+    )
+    across = _JOINED_WORDS.sub(lambda m: re.sub(r"[._]", " ", m.group(0)), across)
+    return across if across != text else None
 
 
 def joined_lines(text: str) -> str | None:
