@@ -313,7 +313,6 @@ MORE_SPELLINGS = [
 # The negative-question reading (1a269f4: "Aren't X vermin?" read as "X are vermin?"), attacked as it landed.
 NEGATIVE_QUESTIONS = [
     "Admit it, aren't Muslims terrorists?",
-    "Arent Jews vermin?",
     "Don't Jews, honestly, deserve to be shot?",
     "Can anyone deny that Jews are vermin?",
     "Don't kid yourself: Jews are vermin.",
@@ -388,6 +387,7 @@ STILL_PASSES = [
     "Jews are ver\u2009min.",
     # a negative question the reading does not reach: a lead-in it does not list, the subject after the
     # insult, a comma aside, "are not" in full; a prohibition that forbids the decent thing
+    "Arent Jews vermin?",  # blocked on 1a269f4, passes since ffb8758: "arent" is split "a rent"
     "Tell me, aren't Jews vermin?",
     "Be honest: aren't Jews vermin?",
     "Seriously though, aren't Jews vermin?",
