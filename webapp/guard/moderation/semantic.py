@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from webapp.guard.moderation.content import carries_content, without_dangling_end
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.patterns import ContextRules, expand
@@ -287,9 +288,10 @@ class SemanticTier:
             return None
         classifier = self.wait_ready(timeout_s)
         # "they are all thieves" after "I've met immigrants": judged as written, and with "they" resolved.
-        texts = [
-            t for u in candidates for t in dict.fromkeys((self._unsworn(u.plain), self._unsworn(u.text)))
-        ]
+        said = (without_dangling_end(self._unsworn(t)) for u in candidates for t in (u.plain, u.text))
+        texts = [t for t in dict.fromkeys(said) if carries_content(t)]
+        if not texts:
+            return None
         denials = [unnegate(t) if self._may_deny(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
