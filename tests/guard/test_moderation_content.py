@@ -4,14 +4,11 @@ stays blocked however it is cut off."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.support.moderation import default_moderator
+from tests.support.moderation import default_moderator, streamed_blocked
 from webapp.guard.checks import RailChecks
 from webapp.guard.moderation.content import carries_content, without_dangling_end
-from webapp.guard.outputfilter import OutputFilter
 from webapp.guard.urlpolicy import UrlPolicy
 
 # Harmless answers cut off at their last word, as a token limit leaves them (the benchmark's soak found
@@ -43,18 +40,6 @@ HARMFUL_CUT_OFF = [
 @pytest.fixture(scope="module")
 def checks() -> RailChecks:
     return RailChecks(UrlPolicy([]), default_moderator())
-
-
-async def streamed_blocked(checks: RailChecks, text: str) -> bool:
-    flt = OutputFilter(
-        url_policy=None,
-        moderate=lambda t: checks.moderation("output", [t], partial=True),
-        moderate_end=lambda t: checks.moderation("output", [t]),
-    )
-    for piece in re.findall(r"\S+\s*|\s+", text):
-        if (await flt.feed("answer", piece)).block is not None:
-            return True
-    return (await flt.flush()).block is not None
 
 
 @pytest.mark.parametrize("text", CUT_OFF)

@@ -7,11 +7,14 @@ and the result is the same for every module, so they share one.
 from __future__ import annotations
 
 import functools
+import re
 
 import yaml
 
 from tests.support.paths import RAILS_DIR
+from webapp.guard.checks import RailChecks
 from webapp.guard.moderation import ModerationConfig, Moderator
+from webapp.guard.outputfilter import Channel, OutputFilter
 
 MODERATION_CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
 
@@ -21,3 +24,17 @@ def default_moderator() -> Moderator:
     moderator = Moderator(ModerationConfig.from_mapping(MODERATION_CONFIG), rails_dir=RAILS_DIR)
     moderator.wait_ready(300)
     return moderator
+
+
+async def streamed_blocked(checks: RailChecks, text: str, channel: Channel = "answer") -> bool:
+    """Whether the output filter stopped ``text`` streamed word by word on ``channel``, checking as the app
+    does (each growing piece as partial, the end in full)."""
+    flt = OutputFilter(
+        url_policy=None,
+        moderate=lambda t: checks.moderation("output", [t], partial=True),
+        moderate_end=lambda t: checks.moderation("output", [t]),
+    )
+    for piece in re.findall(r"\S+\s*|\s+", text):
+        if (await flt.feed(channel, piece)).block is not None:
+            return True
+    return (await flt.flush()).block is not None
