@@ -129,10 +129,11 @@ _QUESTION_OPENING = re.compile(
     rf"(?:(?P<short>{_CONTRACTED})n't|(?P<cannot>can)not|(?P<full>{_AUXILIARY}))\s+"
 )
 _SHORT_FORMS = {"wo": "will", "ai": "is", "ca": "can", "sha": "shall"}
-_DETERMINERS = r"(?:(?:all|most|many|some|the|these|those|our|your|their)\s+){0,2}"
+_DETERMINER = r"(?:all|most|many|some|the|these|those|our|your|their)\s+"
+_DETERMINERS = re.compile(rf"(?:{_DETERMINER}){{0,2}}")
 _PRONOUN_SUBJECT = re.compile(
     r"(?:you|we|they|he|she|it|i|there|people|everyone|everybody|someone|somebody|this|that)\b"
-    rf"|{_DETERMINERS[:-6]}){{1,2}}[\w-]+\b"
+    rf"|(?:{_DETERMINER}){{1,2}}[\w-]+\b"
 )
 # "Don't you dare call X vermin", "Don't anyone touch them": a prohibition that names whom it forbids
 _IMPERATIVE = re.compile(r"(?:you\s+)?dare\b|(?:anyone|anybody|ever)\b")
@@ -147,25 +148,27 @@ def asserted(text: str, group: re.Pattern[str]) -> str:
     opening = _QUESTION_OPENING.match(text)
     if opening is None or _IMPERATIVE.match(text, opening.end()):
         return text
-    subject = _subject(text, opening.end(), group)
-    if subject is None:
+    subject_end = _subject_end(text, opening.end(), group)
+    if subject_end is None:
         return text
     verb = opening.group("short") or opening.group("cannot")
-    rest = text[subject.end() :]
+    subject, rest = text[opening.end() : subject_end], text[subject_end:]
     if verb is None:  # "are x not vermin?", "do you not think ...": a question without "not" asks only
         if not _LATE_NOT.match(rest):
             return text
         verb, rest = opening.group("full"), _LATE_NOT.sub("", rest, count=1)
-    return f"{opening.group('lead')}{subject.group(0)} {_SHORT_FORMS.get(verb, verb)}{rest}"
+    return f"{opening.group('lead')}{subject} {_SHORT_FORMS.get(verb, verb)}{rest}"
 
 
-def _subject(text: str, at: int, group: re.Pattern[str]) -> re.Match[str] | None:
-    """The subject a question's auxiliary is followed by: a group ("all the x"), a pronoun, "the world"."""
-    determined = re.compile(_DETERMINERS).match(text, at)
+def _subject_end(text: str, at: int, group: re.Pattern[str]) -> int | None:
+    """Where the subject a question's auxiliary is followed by ends: a group ("all the x"), a pronoun,
+    "the world"; None if there is none."""
+    determined = _DETERMINERS.match(text, at)
     named = group.match(text, determined.end()) if determined else None
     if named is not None:
-        return re.compile(re.escape(text[at : named.end()])).match(text, at)
-    return _PRONOUN_SUBJECT.match(text, at)
+        return named.end()
+    pronoun = _PRONOUN_SUBJECT.match(text, at)
+    return pronoun.end() if pronoun else None
 
 
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
