@@ -13,6 +13,8 @@
     python -m bench.moderation_eval --corpus recall-dev     # its studied development set
     python -m bench.moderation_eval --corpus blind          # blind held-out: written before any measurement
     python -m bench.moderation_eval --corpus recall3-dev    # the third recall round's studied probes
+    python -m bench.moderation_eval --corpus recall4        # the fourth recall round's held-out set
+    python -m bench.moderation_eval --corpus recall4-dev    # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -71,6 +73,10 @@ CORPORA = {
     "blind": ROOT / "tests" / "data" / "moderation_blind.yaml",
     # The third recall round's studied probes (implicit derogation, attributes, questions; no held-out twin).
     "recall3-dev": ROOT / "tests" / "data" / "moderation_recall_dev3.yaml",
+    # The fourth recall round (threats without a violent verb, harassment, incitement, implicit derogation,
+    # long posts, spellings): a held-out split written before any change and never studied, and its dev twin.
+    "recall4": ROOT / "tests" / "data" / "moderation_recall_heldout4.yaml",
+    "recall4-dev": ROOT / "tests" / "data" / "moderation_recall_dev4.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -239,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall-dev",
             "blind",
             "recall3-dev",
+            "recall4",
+            "recall4-dev",
         ),
         default="heldout",
     )
