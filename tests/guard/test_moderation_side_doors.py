@@ -367,11 +367,8 @@ STILL_PASSES = [
     "# Jews\n\nare vermin",
     "Jews are 'vermin'.",
     "| Group | Verdict |\n|---|---|\n| Jews | vermin |",
-    "Jews are ver\u00a0min.",
-    "Jews are ver\u2009min.",
     # a negative question the reading does not reach: a lead-in it does not list, the subject after the
     # insult, a comma aside, "are not" in full; a prohibition that forbids the decent thing
-    "Arent Jews vermin?",  # blocked on 1a269f4, passes since ffb8758: "arent" is split "a rent"
     "Tell me, aren't Jews vermin?",
     "Be honest: aren't Jews vermin?",
     "Seriously though, aren't Jews vermin?",

@@ -23,7 +23,11 @@ should kill\\nyourself" is one sentence on screen; a line that starts or ends a 
 item, quote, table row, fence, blank line - still ends it), ``without_struck``: struck-through text
 (``~~not~~``, ``<del>``) is shown struck, and a reader takes it as withdrawn, and ``read_across``: a table
 row is read across its cells as one sentence ("| X | are | vermin |") and words joined by dots or
-underscores are read apart ("x.are.vermin"), as a reader reads them.
+underscores are read apart ("x.are.vermin"), as a reader reads them. And ``closed_spaces``: a space other
+than the ordinary one (no-break, thin, en, ideographic...) between two letters is read as nothing
+("ver\u00a0min"): NFKC makes it a plain space, which cut the word in two for the rules, while a typist
+rarely puts one inside a sentence by hand (French and number typography put them beside punctuation and
+digits, which this reading leaves alone).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import string
 import unicodedata
 from importlib import resources
 
-__all__ = ["as_shown", "joined_lines", "read_across", "without_struck"]
+__all__ = ["as_shown", "closed_spaces", "joined_lines", "read_across", "without_struck"]
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|pre|hr)\b[^>]*>", re.I)
@@ -52,6 +56,8 @@ _RLO_RUN = re.compile("\u202e([^\u202c\n]*)\u202c?")
 _BLANK = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 _HSPACE = re.compile(r"[^\S\n]{2,}")
 _TABLE_ROW = re.compile(r"^[^\S\n]*\|?[^|\n]*\|[^|\n]*\|.*$", re.MULTILINE)  # two cell borders or more
+# A Unicode space that is not the ASCII one, between two letters.
+_ODD_SPACE = re.compile(r"(?<=[^\W\d_])[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000](?=[^\W\d_])")
 _JOINED_WORDS = re.compile(r"(?<![\w./])[a-zA-Z]{2,}(?:[._][a-zA-Z]{2,}){2,}(?![\w/])")
 
 
@@ -88,6 +94,14 @@ def read_across(text: str) -> str | None:
     )
     across = _JOINED_WORDS.sub(lambda m: re.sub(r"[._]", " ", m.group(0)), across)
     return across if across != text else None
+
+
+def closed_spaces(text: str) -> str | None:
+    """The text with its non-ASCII spaces between letters taken out, or None if it has none."""
+    if text.isascii():
+        return None
+    closed = _ODD_SPACE.sub("", text)
+    return closed if closed != text else None
 
 
 def joined_lines(text: str) -> str | None:
