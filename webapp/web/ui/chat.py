@@ -21,6 +21,7 @@ from webapp.turn.sessions import ShownPart
 from webapp.upstream.profiles import Mode
 from webapp.web.ui.layout import THINKING, build_chat_layout
 from webapp.web.ui.markdown import ChatMarkdown
+from webapp.web.ui.queue import WokenQueue
 from webapp.web.ui.render import ChatPainter, Message, header_html
 from webapp.web.ui.state import UIState, nobody, read_files
 from webapp.web.ui.stream import TurnRenderer, TurnView, ready_batches
@@ -28,10 +29,7 @@ from webapp.web.ui.tabs import ExtraTab
 from webapp.web.uploads import UploadLedger
 
 LIST_TITLE_CHARS = 60
-# Gradio's queue looks for work every millisecond while it has none (~30-40 ms of CPU a second on an idle
-# app, taken from every request the process serves, the API's included). Every 10 ms costs an event at
-# most 10 ms before it starts and a tenth of that CPU. Progress bars (polled every 10 ms) are not used here.
-QUEUE_POLL_S = 0.01
+# Gradio polls for progress to send every 10 ms; progress bars are not used here.
 PROGRESS_POLL_S = 0.25
 
 
@@ -191,10 +189,9 @@ class ChatUI:
                 tab.build()
             ChatHandlers(self, layout).wire(demo)
         demo.queue(default_concurrency_limit=self.concurrency, max_size=self.queue_size, api_open=False)
-        queue = getattr(demo, "_queue", None)
-        if queue is not None and hasattr(queue, "sleep_when_free"):  # Gradio's, not a public setting
-            queue.sleep_when_free = QUEUE_POLL_S
-            queue.progress_update_sleep_when_free = PROGRESS_POLL_S
+        # Woken by work instead of polling for it (webapp/web/ui/queue.py); Gradio's, not a public setting
+        demo._queue = WokenQueue.replacing(demo._queue)
+        demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
         return demo
 
 

@@ -1,0 +1,102 @@
+"""Gradio's event queue, woken by work instead of polling for it.
+
+Gradio 6's queue looks for work in a loop that sleeps ``sleep_when_free`` (1 ms by default) whenever it has
+none, or has no free slot. railchat mounts two pages (the chat at ``/``, the reviewers' copy at ``/audit``),
+each with its own queue: even at 10 ms that was ~200 event-loop wake-ups a second and ~11 ms of CPU a second
+in an app nobody used, taken from the API's streams too, and an event waited up to 10 ms before it started.
+
+``WokenQueue`` runs the same dispatch but waits on an ``asyncio.Event`` that is set when an event is pushed,
+when a job ends (a slot frees), and when the queue closes. Everything that changes those conditions runs on
+the event loop's thread, so a check followed by a wait cannot miss a wake-up; the wait still ends after
+``IDLE_RECHECK_S`` as a backstop, should a Gradio release add another way in.
+
+Only ``start_processing`` is Gradio's code restated (gradio==6.31.0, pinned): when Gradio changes it, the
+test in ``tests/web/test_ui_queue.py`` runs a real event through this loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from gradio.queueing import Queue
+from gradio.utils import run_coro_in_background, set_task_name
+
+IDLE_RECHECK_S = 1.0
+
+
+class WokenQueue(Queue):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._work = asyncio.Event()
+
+    @classmethod
+    def replacing(cls, queue: Queue) -> WokenQueue:
+        """A WokenQueue with the settings of ``queue`` (the one ``Blocks.queue()`` made), before it starts."""
+        woken = cls.__new__(cls)
+        woken.__dict__.update(queue.__dict__)
+        woken._work = asyncio.Event()
+        return woken
+
+    def wake(self) -> None:
+        self._work.set()
+
+    def _idle(self) -> bool:
+        return len(self) == 0 or None not in self.active_jobs
+
+    async def push(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().push(*args, **kwargs)
+        finally:
+            self.wake()
+
+    async def process_events(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super().process_events(*args, **kwargs)
+        finally:
+            self.wake()  # a slot is free
+
+    def close(self) -> None:
+        super().close()
+        self.wake()
+
+    async def start_processing(self) -> None:
+        try:
+            while not self.stopped:
+                if self._idle():
+                    await self._wait_for_work()
+                    continue
+                async with self.delete_lock:
+                    event_batch = self.get_events()
+                if event_batch:
+                    self._dispatch(*event_batch)
+                else:  # every waiting event's function is at its concurrency limit: a job's end wakes us
+                    await self._wait_for_work()
+        finally:
+            self.stopped = True
+            self._cancel_asyncio_tasks()
+
+    async def _wait_for_work(self) -> None:
+        self._work.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._work.wait(), IDLE_RECHECK_S)
+
+    def _dispatch(self, events: list[Any], batch: bool, concurrency_id: str) -> None:
+        """Gradio's own start of a job (``Queue.start_processing`` in gradio 6.31.0)."""
+        self.active_jobs[self.active_jobs.index(None)] = events
+        event_queue = self.event_queue_per_concurrency_id[concurrency_id]
+        event_queue.current_concurrency += 1
+        start_time = time.time()
+        fn = events[0].fn
+        event_queue.start_times_per_fn[fn].add(start_time)
+        for event in events:
+            if (a := self.event_analytics.get(event._id)) is not None:
+                a["status"] = "processing"
+        task = run_coro_in_background(self.process_events, events, batch, start_time, fn)
+        set_task_name(task, events[0].session_hash, fn._id, events[0]._id, batch)
+        self._asyncio_tasks.add(task)
+        task.add_done_callback(self._asyncio_tasks.discard)
+        if self.live_updates:
+            self.broadcast_estimations(concurrency_id)
