@@ -41,11 +41,13 @@ WAITING = (
     "Event.wait (threading.py",
 )
 
+LOOP_THREAD = "<module> (launch.py"  # the main thread runs uvicorn's event loop; workers start elsewhere
+
 
 def summarise(collapsed: Path, top: int) -> str:
     inclusive: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
-    total = waiting = 0
+    total = waiting = on_loop = 0
     for line in collapsed.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         frames = [f.split(" (")[0] + " (" + f.split(" (")[-1] for f in stack.split(";") if f]
@@ -54,11 +56,14 @@ def summarise(collapsed: Path, top: int) -> str:
             waiting += n
             continue
         total += n
+        on_loop += n if frames and frames[0].startswith(LOOP_THREAD) else 0
         for frame in set(frames):
             inclusive[frame] += n
         if frames:
             own[frames[-1]] += n
-    lines = [f"{total} busy samples ({waiting} more were waiting: left out of the shares)", "", "inclusive:"]
+    lines = [f"{total} busy samples ({waiting} more were waiting: left out of the shares)"]
+    lines += [f"{100 * on_loop / max(total, 1):.1f}% on the event loop's thread, the rest in worker threads"]
+    lines += ["", "inclusive:"]
     lines += [f"{100 * n / total:5.1f}%  {frame}" for frame, n in inclusive.most_common(top)]
     lines += ["", "self:"]
     lines += [f"{100 * n / total:5.1f}%  {frame}" for frame, n in own.most_common(top)]

@@ -73,6 +73,8 @@ def _ends_sentence(text: str) -> bool:
 
 Moderate = Callable[[str], RailOutcome]
 CheckWhole = Callable[[str, str], Awaitable[list[RailOutcome]]]
+# Runs a check elsewhere and gives its verdict (``webapp.guard.offload.Offload.run``).
+Offload = Callable[[Moderate, str], Awaitable[RailOutcome]]
 
 
 @dataclass
@@ -155,7 +157,11 @@ class OutputFilter:
         hold_limit: int = HOLD_LIMIT,
         min_check_interval_s: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
+        offload: Offload | None = None,
     ) -> None:
+        """``offload``: where the checks of a piece that ends a sentence run (they may embed it, milliseconds
+        the event loop would otherwise spend away from every other stream); None: in line. Either way the
+        piece is released only after its verdict."""
         self._url_policy = url_policy
         self._moderate = moderate
         # The stream's last piece ends its sentence for good: judged by this one (the full check) if given.
@@ -166,6 +172,7 @@ class OutputFilter:
         # one word as for three, and a fast model sends a word every few ms. 0: every word.
         self._min_check_interval_s = min_check_interval_s
         self._clock = clock
+        self._offload = offload
         self._last_check = float("-inf")
         self._streams: dict[Channel, _Stream] = {c: _Stream() for c in CHANNELS}
         self._tallies: dict[str, _Tally] = {}
@@ -182,7 +189,7 @@ class OutputFilter:
         piece, consumed = self._next_piece(stream, final=False)
         if piece:
             self._last_check = now
-        return self._judge_and_release(channel, piece, consumed)
+        return await self._judge_and_release(channel, piece, consumed)
 
     async def flush(self) -> FilterStep:
         """End of stream: release what waited (unfinished constructs escaped), then the whole-answer rails."""
@@ -191,7 +198,7 @@ class OutputFilter:
         released: dict[Channel, str] = {}
         for channel in CHANNELS:
             piece, consumed = self._next_piece(self._streams[channel], final=True)
-            step = self._judge_and_release(channel, piece, consumed, final=True)
+            step = await self._judge_and_release(channel, piece, consumed, final=True)
             if step.block is not None:
                 return step
             released.update(step.released)
@@ -233,7 +240,7 @@ class OutputFilter:
             return window[len(context) :], cut
         return window[len(context) : opening], opening - len(context)
 
-    def _judge_and_release(
+    async def _judge_and_release(
         self, channel: Channel, piece: str, consumed: int, *, final: bool = False
     ) -> FilterStep:
         if not piece:
@@ -241,7 +248,7 @@ class OutputFilter:
         stream = self._streams[channel]
         block = self._check_links(stream, piece)
         if block is None:
-            block = self._check_moderation(stream, piece, final=final)
+            block = await self._check_moderation(stream, piece, final=final)
             if (
                 block is not None
                 and not final
@@ -269,7 +276,7 @@ class OutputFilter:
         reason = self._url_policy.first_violation(urls)
         return self._verdict("url_allowlist", reason, start)
 
-    def _check_moderation(self, stream: _Stream, piece: str, *, final: bool) -> RailOutcome | None:
+    async def _check_moderation(self, stream: _Stream, piece: str, *, final: bool) -> RailOutcome | None:
         moderate = self._moderate_end if final else self._moderate
         # A piece that ends a sentence, or the stream, is judged even without a word ("| Jews | exterminate
         # |" ends on "|"): the sentence it ends was judged only by the cheap tiers while it streamed.
@@ -279,7 +286,9 @@ class OutputFilter:
         text = (stream.recent_context() if closes else stream.sentence_context()) + piece
         if not _WORD.search(text):
             return None
-        outcome = moderate(text)
+        # A sentence ended in this piece (at its end or inside it): the check may embed that sentence.
+        embeds = closes or _SENTENCE_END.search(piece) is not None
+        outcome = await self._offload(moderate, text) if embeds and self._offload else moderate(text)
         if outcome.blocked:
             return outcome
         self._tally(outcome.rail, outcome.latency_ms)

@@ -27,6 +27,7 @@ from nemoguardrails import LLMRails, RailsConfig
 from webapp.guard.checks import REGISTERED_RAILS, RailChecks, rail_of_flow, registered_rail
 from webapp.guard.flows import ActionFlow, ActionRunner, plain_flows
 from webapp.guard.moderation import ModelModerationConfig, ModelModerator, ModerationConfig, Moderator
+from webapp.guard.offload import Offload
 from webapp.guard.outputfilter import OutputFilter
 from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
@@ -94,6 +95,7 @@ class Guard:
         }
         dispatcher = rails.runtime.action_dispatcher
         self._runner = ActionRunner(dispatcher.registered_actions, rails.runtime.registered_action_params)
+        self._offload = Offload(name="rails")  # a check that ends a sentence may embed it: off the loop
         for flows in self._plain.values():
             self._runner.check(flows or [])
 
@@ -165,9 +167,11 @@ class Guard:
             check_whole=check_whole if self._needs_whole_answer else None,
             hold_limit=self.settings.hold_chars,
             min_check_interval_s=self.settings.min_check_ms / 1000,
+            offload=self._offload.run,
         )
 
     async def aclose(self) -> None:
+        self._offload.close()
         if self.checks.model_moderator is not None:
             await self.checks.model_moderator.aclose()
 
