@@ -15,6 +15,8 @@
     python -m bench.moderation_eval --corpus recall3-dev    # the third recall round's studied probes
     python -m bench.moderation_eval --corpus recall4        # the fourth recall round's held-out set
     python -m bench.moderation_eval --corpus recall4-dev    # ...and its studied probes
+    python -m bench.moderation_eval --corpus precision4     # the fourth precision round's held-out set
+    python -m bench.moderation_eval --corpus precision4-dev # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -77,6 +79,10 @@ CORPORA = {
     # long posts, spellings): a held-out split written before any change and never studied, and its dev twin.
     "recall4": ROOT / "tests" / "data" / "moderation_recall_heldout4.yaml",
     "recall4-dev": ROOT / "tests" / "data" / "moderation_recall_dev4.yaml",
+    # The fourth precision round: counter-speech, negation, reclaimed slurs, untargeted swearing, neutral
+    # statements beside their hateful twins; the held-out part was written before the round and never studied.
+    "precision4": ROOT / "tests" / "data" / "moderation_precision_heldout4.yaml",
+    "precision4-dev": ROOT / "tests" / "data" / "moderation_precision_dev4.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -247,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall3-dev",
             "recall4",
             "recall4-dev",
+            "precision4",
+            "precision4-dev",
         ),
         default="heldout",
     )
