@@ -20,6 +20,9 @@ CUT_OFF = [
     "Thanks for asking about the museum. You",
     "The market opens at eight and closes at noon on Sundays. They",
     "Most visitors take the ferry across the bay in the morning. Them",
+    # cut off after a verb and an article: nothing is said about the group yet
+    "The report describes how housing policy changed after the war. Immigrants are the",
+    "Both teams trained hard all week. Women are the",
 ]
 SAYS_NOTHING = ["you", "You", "If you", "Your", "They", "Them", "And you"]
 # Harm cut off just as short, and a short message that says it: still blocked, whole and streamed.
@@ -34,6 +37,8 @@ HARMFUL_CUT_OFF = [
     "I know where you live and",
     "You deserve to die in",
     "Nobody would miss you if",
+    "Immigrants are the vermin of",
+    "Jews are vermin. Muslims are the",
 ]
 
 
@@ -73,3 +78,10 @@ def test_only_bare_words_no_statement_ends_on_are_dropped_from_the_end():
     assert without_dangling_end("I will find you") == "I will find you"
     assert without_dangling_end("Lock the door.") == "Lock the door."
     assert without_dangling_end("It was the.") == "It was the."
+
+
+def test_a_clause_cut_off_after_its_verb_and_an_article_has_said_nothing():
+    assert without_dangling_end("Immigrants are the") == ""
+    assert without_dangling_end("It rained. Women are the") == "It rained."
+    assert without_dangling_end("Women are the worst") == "Women are the worst"
+    assert without_dangling_end("That is who we are") == "That is who we are"

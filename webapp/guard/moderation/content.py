@@ -38,12 +38,23 @@ def carries_content(text: str) -> bool:
     return any(word not in _FUNCTION_WORDS for word in _WORD.findall(text.lower()))
 
 
+# Verbs a clause cannot end on once a cut-off article is gone: "Immigrants are the" has said nothing about
+# immigrants yet, and the classifier read "Immigrants are" as dehumanisation.
+_BARE_VERBS = frozenset("am is are was were will would shall should can could may might must".split())
+
+
 def without_dangling_end(text: str) -> str:
-    """The text without the words it was cut off after ("You will find a" -> "You will find").
+    """The text without the words it was cut off after ("You will find a" -> "You will find"), and without
+    a last clause that was cut off before it said anything ("Immigrants are the" -> "").
 
     Only bare words at the very end go: a word with punctuation after it ends a sentence as written.
     """
     words = text.split()
+    dangled = False
     while words and words[-1].lower() in _DANGLING:
         words.pop()
+        dangled = True
+    if dangled and words and words[-1].lower() in _BARE_VERBS:
+        clause_start = max((i + 1 for i, w in enumerate(words) if w[-1] in ".!?;:,"), default=0)
+        words = words[:clause_start]
     return " ".join(words)
