@@ -23,6 +23,17 @@ GROUP = re.compile(r"\b(?:women|jews|muslims|black people|gay people|immigrants|
         ("so can't we all agree that muslims are evil?", "so we can all agree that muslims are evil?"),
         ("why not get rid of the refugees?", "get rid of the refugees?"),
         ("won't someone shoot them?", "someone will shoot them?"),
+        ("tell me, aren't jews vermin?", "tell me, jews are vermin?"),
+        ("are not jews vermin?", "jews are vermin?"),
+        ("aren't jews, like, vermin?", "jews are vermin?"),
+        ("aren't they vermin, the jews?", "jews are vermin?"),
+        ("why can't muslims be shot?", "muslims should be shot?"),
+        ("who wouldn't want jews dead?", "everyone would want jews dead?"),
+        ("who says muslims aren't terrorists?", "muslims are terrorists?"),
+        ("why would anyone deny that jews are vermin?", "jews are vermin?"),
+        ("don't pretend gay people aren't a disease.", "gay people are a disease."),
+        ("nobody said we shouldn't kill immigrants.", "we should kill immigrants."),
+        ("don't hesitate to shoot immigrants.", "shoot immigrants."),
     ],
 )
 def test_a_negative_question_is_read_as_the_statement_it_makes(question, statement):
@@ -38,6 +49,9 @@ def test_a_negative_question_is_read_as_the_statement_it_makes(question, stateme
         "never hurt women.",
         "are you serious?",
         "women are not objects.",
+        "why would anyone think jews are vermin?",
+        "can anyone deny that jews were persecuted?",
+        "who can't stand the heat?",
     ],
 )
 def test_a_prohibition_a_plain_question_and_a_denial_keep_their_words(text):

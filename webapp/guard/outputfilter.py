@@ -283,7 +283,12 @@ class OutputFilter:
         closes = final or _ends_sentence(piece)
         if moderate is None or not (closes or _WORD.search(piece)):
             return None
-        text = (stream.recent_context() if closes else stream.sentence_context()) + piece
+        # The end of the stream is judged with the whole channel, as a finished answer is: a pronoun there
+        # may stand for a group named farther back than the recent context ("They are vermin.").
+        context = (
+            stream.released if final else stream.recent_context() if closes else stream.sentence_context()
+        )
+        text = context + piece
         if not _WORD.search(text):
             return None
         # A sentence ended in this piece (at its end or inside it): the check may embed that sentence.

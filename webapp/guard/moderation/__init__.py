@@ -36,7 +36,7 @@ from webapp.guard.moderation.patterns import CategoryRule, ContextRules, compile
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticConfig, SemanticTier
 from webapp.guard.moderation.senses import Senses
-from webapp.guard.moderation.surface import closed_spaces, joined_lines, read_across, without_struck
+from webapp.guard.moderation.surface import closed_spaces, joined_lines, read_across, unquoted, without_struck
 from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
 from webapp.guard.verdicts import Stage
 
@@ -210,7 +210,7 @@ class Moderator:
             claims = [q if q[-1] in ".!?" else q + "." for q in unit.quotes]
             claims += [f"{m.group(1)} are {m.group(2)}." for m in self._called.finditer(unit.text)]
             said += [Unit(claim, claim, ()) for claim in claims]
-        return said
+        return said + self._context.outdone_claims(units)
 
     def _judge_unit(self, unit: Unit, stage: Stage, rules: list[CategoryRule]) -> ModerationFinding | None:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and
@@ -255,13 +255,20 @@ class Moderator:
     def _other_readings(self, text: str, normal: str) -> list[list[Unit]]:
         """Readings only the rules judge: a "1" inside a word read as "l" ("b1ack"; "i" came first),
         dictionary words one slip from a group name or a word of contempt ("I hat wmen"), the text without
-        what it strikes through ("X are ~~not~~ vermin"), with its soft line breaks read as spaces, and with
-        its table rows and dotted words read across ("| X | are | vermin |", "x.are.vermin"), and with a
-        no-break or other Unicode space between letters taken out ("ver\u00a0min")."""
+        what it strikes through ("X are ~~not~~ vermin"), with its soft line breaks read as spaces, with
+        its table rows and dotted words read across ("| X | are | vermin |", "x.are.vermin"), with a
+        no-break or other Unicode space between letters taken out ("ver\u00a0min"), and with its
+        scare-quoted words as plain ("X are 'vermin'")."""
         readings = []
         if _DIGIT_ONE_IN_WORD.search(text):
             readings.append(self._units(self._normalise(text, one_as="l")))
-        for shown in (without_struck(text), joined_lines(text), read_across(text), closed_spaces(text)):
+        for shown in (
+            without_struck(text),
+            joined_lines(text),
+            read_across(text),
+            closed_spaces(text),
+            unquoted(text),
+        ):
             if shown is not None:
                 readings.append(self._units(self._normalise(shown)))
         alternative = self._speller.alternative(normal) if self._speller is not None else None

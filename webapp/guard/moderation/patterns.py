@@ -54,6 +54,15 @@ _OWN_VOICE = re.compile(
 NEGATION_LOOKBACK = 32
 _CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|then|because|while|cause)\s")
 _NEGATED_WORD = re.compile(r"\b(?:not|never)\s+\w+|n't\s+\w+")
+_BARE_NO = re.compile(
+    r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest)\W*$"
+)
+# An insult of a group named, asserted, denied or framed: "x are (not) vermin", "call x rats", "say x are rats".
+_INSULT_NAMED = (
+    r"\b({group})\s+(?:are|is|were|aren't|isn't|weren't|as|like|to)\s+(?:not\s+|never\s+)?(?:\w+\s+){0,2}?"
+    r"({dehumanising})\b|\b(?:call|calls|called|calling|say|says|said|saying)\s+(?:all\s+)?(?:the\s+)?({group})"
+    r"\s+(?:are\s+|as\s+)?(?:an?\s+)?({dehumanising})\b"
+)
 
 
 def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
@@ -162,6 +171,10 @@ class ContextRules:
     # a call for harm ("they should all be gassed"): a clause of its own that says it does not go on
     # condemning, whatever the sentence it is part of condemns
     harm_call: CaselessPattern = _NEVER
+    # the insult declared too good for the group ("Rats are cleaner.", "an insult to animals")
+    outdoing: CaselessPattern = _NEVER
+    # where a text names an insult of a group, denied, framed or not ("X are not vermin", "call X rats")
+    insult_named: CaselessPattern = _NEVER
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -179,6 +192,8 @@ class ContextRules:
             alternatives("reported"),
             alternatives("agreement"),
             alternatives("harm_call"),
+            alternatives("outdone"),
+            _caseless(_INSULT_NAMED, lexicon) if "dehumanising" in lexicon and "group" in lexicon else _NEVER,
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -217,17 +232,39 @@ class ContextRules:
         ("It's true that most X are peaceful" is about X, not about what came before) and without
         condemning anything itself."""
         agreeing = [
-            i
-            for i, unit in enumerate(units)
-            if unit.within is None
-            and self.agreement.search(unit.outside_quotes)
-            and not group.search(unit.plain)  # as written: "they have a point" names nobody new
-            and not self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))  # "Not wrong."
+            i for i, unit in enumerate(units) if self._agrees(unit, units[i - 1] if i else None, group)
         ]
         if not agreeing:
             return list(units)
         voided = {id(u) for u in units[: agreeing[-1]] if u.within is None and self._framed(u)}
         return [replace(u, endorsed=True) if id(u) in voided or id(u.within) in voided else u for u in units]
+
+    def _agrees(self, unit: Unit, before: Unit | None, group: re.Pattern[str]) -> bool:
+        """A sentence of assent in its own right, as resolved or as written ("Honestly, they are."), that
+        names no group of its own ("they have a point" names nobody new) and condemns nothing itself ("Not
+        wrong."); or a bare "No." that answers a condemning question ('"X are property." Wrong? No.')."""
+        if unit.within is not None or group.search(unit.plain):
+            return False
+        if _BARE_NO.match(unit.outside_quotes):
+            return before is not None and before.plain.rstrip().endswith("?") and self._condemns(before.plain)
+        written = unit.plain if not unit.quotes else unit.outside_quotes
+        return any(self.agreement.search(t) for t in (unit.outside_quotes, written)) and not (
+            self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))
+        )
+
+    def outdone_claims(self, units: Sequence[Unit]) -> list[Unit]:
+        """The claims "X are worse than Y" of a text that names an insult of a group, framed, denied or
+        not, and then declares the insult too good for them ("It's wrong to call X rats. Rats are cleaner.",
+        "X are not vermin. Vermin can be exterminated more easily.")."""
+        claims: list[Unit] = []
+        for i, unit in enumerate(units):
+            if unit.within is None and self.outdoing.search(unit.text):
+                for earlier in units[: i + 1]:
+                    for match in self.insult_named.finditer(earlier.text):
+                        named, insult = (g for g in match.groups() if g)
+                        claim = f"{named} are worse than {insult}."
+                        claims.append(Unit(claim, claim, ()))
+        return claims
 
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))

@@ -27,7 +27,9 @@ underscores are read apart ("x.are.vermin"), as a reader reads them. And ``close
 than the ordinary one (no-break, thin, en, ideographic...) between two letters is read as nothing
 ("ver\u00a0min"): NFKC makes it a plain space, which cut the word in two for the rules, while a typist
 rarely puts one inside a sentence by hand (French and number typography put them beside punctuation and
-digits, which this reading leaves alone).
+digits, which this reading leaves alone). And ``unquoted``: a word in scare quotes is the speaker's word
+("X are 'vermin'"), not a quotation. A heading a paragraph goes on from in lower case ("# X" then "are
+vermin") is read as one sentence with it, and a two-cell table row as "cell: cell".
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import string
 import unicodedata
 from importlib import resources
 
-__all__ = ["as_shown", "closed_spaces", "joined_lines", "read_across", "without_struck"]
+__all__ = ["as_shown", "closed_spaces", "joined_lines", "read_across", "unquoted", "without_struck"]
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|pre|hr)\b[^>]*>", re.I)
@@ -85,13 +87,11 @@ def without_struck(text: str) -> str | None:
 
 
 def read_across(text: str) -> str | None:
-    """Each table row as one sentence of its cells, and words joined by dots or underscores apart; or None
-    if the text has neither."""
+    """Each table row as one sentence of its cells (two cells as "label: value"), and words joined by dots
+    or underscores apart; or None if the text has neither."""
     if "|" not in text and "." not in text and "_" not in text:
         return None
-    across = _TABLE_ROW.sub(
-        lambda m: " ".join(c.strip() for c in m.group(0).split("|") if c.strip()) + ".", text
-    )
+    across = _TABLE_ROW.sub(lambda m: _row_sentence(m.group(0)), text)
     across = _JOINED_WORDS.sub(lambda m: re.sub(r"[._]", " ", m.group(0)), across)
     return across if across != text else None
 
@@ -104,12 +104,36 @@ def closed_spaces(text: str) -> str | None:
     return closed if closed != text else None
 
 
+def _row_sentence(row: str) -> str:
+    cells = [c.strip() for c in row.split("|") if c.strip()]
+    return (": " if len(cells) == 2 else " ").join(cells) + "."
+
+
+# One word in quotes as what something is ("X are 'vermin'") is the speaker's own, marked; a word named as a
+# word ('the word "X"', 'calling them "X"') is a mention, and stays quoted.
+_SCARE_QUOTED = re.compile(
+    r"(\b(?:are|is|was|were|be|as|like)\s+(?:(?:an?|the|just|all|such)\s+)?)['\"‘“]([^\W\d_][\w-]{2,})['\"’”](?![\w'])"
+)
+
+
+def unquoted(text: str) -> str | None:
+    """The text with single words in scare quotes read as plain words, or None if it has none."""
+    shown = _SCARE_QUOTED.sub(r"\1\2", text)
+    return shown if shown != text else None
+
+
+# A heading that the next paragraph goes on from in lower case ("# X", then "are vermin").
+_RUN_ON_HEADING = re.compile(
+    r"^#{1,6}[^\S\n]+([^\n]*?)[^\S\n]*\n(?:[^\S\n]*\n)*(?=[^\S\n]*[a-z])", re.MULTILINE
+)
+
+
 def joined_lines(text: str) -> str | None:
     """The text with its line breaks inside a paragraph (or a list item's lazy continuation) read as the
     spaces a renderer makes of them, or None if it has none."""
     if "\n" not in text:
         return None
-    lines = text.split("\n")
+    lines = _RUN_ON_HEADING.sub(r"\1 ", text).split("\n")
     out = [lines[0]]
     for before, line in zip(lines, lines[1:], strict=False):
         soft = not _BLOCK_LINE.match(line) and not _ENDS_BLOCK.match(before)

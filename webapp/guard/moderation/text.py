@@ -123,10 +123,12 @@ def strip_frame(text: str) -> str:
 # question shows its words before its mark, and a unit that opens with an auxiliary and its subject asks.
 _AUXILIARY = r"are|is|was|were|do|does|did|can|could|would|should|will|must|have|has|had|need|might|shall"
 _CONTRACTED = r"are|is|was|were|do|does|did|ca|could|would|should|wo|must|have|has|had|ai|need|might|sha"
+# A lead-in of up to three words set off by a comma or colon ("tell me, ", "be honest: ") is no subject.
 _QUESTION_OPENING = re.compile(
-    r"^(?P<lead>(?:(?:so|but|and|then|well|honestly|seriously|come on|i mean|like)\b,?\s+)*)"
+    r"^(?P<lead>(?:(?:[a-z']+\s+){0,2}[a-z']+\s*[,:]\s+)?"
+    r"(?:(?:so|but|and|then|well|honestly|seriously|come on|i mean|like)\b,?\s+)*)"
     r"(?P<why>why\s+|how come\s+)?"
-    rf"(?:(?P<short>{_CONTRACTED})n't|(?P<cannot>can)not|(?P<full>{_AUXILIARY}))\s+"
+    rf"(?:(?P<short>{_CONTRACTED})n't|(?P<cannot>can)not|(?P<spelt>{_AUXILIARY})\s+not|(?P<full>{_AUXILIARY}))\s+"
 )
 _SHORT_FORMS = {"wo": "will", "ai": "is", "ca": "can", "sha": "shall"}
 _DETERMINER = r"(?:all|most|many|some|the|these|those|our|your|their)\s+"
@@ -138,26 +140,98 @@ _PRONOUN_SUBJECT = re.compile(
 # "Don't you dare call X vermin", "Don't anyone touch them": a prohibition that names whom it forbids
 _IMPERATIVE = re.compile(r"(?:you\s+)?dare\b|(?:anyone|anybody|ever)\b")
 _LATE_NOT = re.compile(r"\s*not\b")
+# Restraint forbidden is an order: "don't hesitate to shoot x" says "shoot x".
+_UNRESTRAINED = re.compile(
+    r"^(?:(?:so|and|just)\s+)?(?:don't|do not|never)\s+(?:ever\s+)?(?:hesitate|be afraid|be scared|be shy|think twice"
+    r"|feel bad|feel guilty|hold back)\s+(?:(?:to|about|before|from|when)\s+)?"
+)
+# Not "who can't stand x?": that one says everyone hates them, and the rules read it as it is.
+_WHO_NOT = re.compile(r"^who\s+(?P<verb>would|wo|does|do|did|should|is|are|was|were)n't\s+")
 
 
 def asserted(text: str, group: re.Pattern[str]) -> str:
     """A negative question read as the statement it makes ("aren't x vermin?" -> "x are vermin?", "why
-    not get rid of x?" -> "get rid of x?"); any other text as it is."""
+    not get rid of x?" -> "get rid of x?"), and a denial that is itself denied read as what it leaves
+    ("who says x aren't vermin?" -> "x are vermin?", ``undenied``); any other text as it is."""
     if text.startswith("why not "):
         return text[len("why not ") :]
+    text = undenied(_UNRESTRAINED.sub("", text, count=1), group)
+    everyone = _WHO_NOT.match(text)  # "who wouldn't want x dead?": everyone would
+    if everyone is not None:
+        verb = everyone.group("verb")
+        return f"everyone {_SHORT_FORMS.get(verb, verb)} {text[everyone.end() :]}"
     opening = _QUESTION_OPENING.match(text)
     if opening is None or _IMPERATIVE.match(text, opening.end()):
         return text
     subject_end = _subject_end(text, opening.end(), group)
     if subject_end is None:
         return text
-    verb = opening.group("short") or opening.group("cannot")
-    subject, rest = text[opening.end() : subject_end], text[subject_end:]
+    verb = opening.group("short") or opening.group("cannot") or opening.group("spelt")
+    subject, rest = _reordered(text[opening.end() : subject_end], text[subject_end:], group)
     if verb is None:  # "are x not vermin?", "do you not think ...": a question without "not" asks only
         if not _LATE_NOT.match(rest):
             return text
         verb, rest = opening.group("full"), _LATE_NOT.sub("", rest, count=1)
+    if opening.group("why") and verb in ("ca", "can", "could"):
+        verb = "should"  # "why can't x be shot?" asks that they should be
     return f"{opening.group('lead')}{subject} {_SHORT_FORMS.get(verb, verb)}{rest}"
+
+
+# An aside between commas after the subject ("aren't x, like, vermin?", "why shouldn't x, in your view, be
+# shot?"), and the group a pronoun stands for named at the end ("aren't they vermin, the x?").
+_ASIDE = re.compile(r",\s*(?:[a-z']+\s+){0,3}[a-z']+\s*,\s*")
+_NAMED_LAST = re.compile(r",\s*(?:(?:the|all|those|these|all the)\s+)?(?P<named>[\w ]+?)\s*(?P<end>[?.!]*)$")
+
+
+def _reordered(subject: str, rest: str, group: re.Pattern[str]) -> tuple[str, str]:
+    """The subject and the rest of a negative question, without an aside and with a trailing name put in
+    the pronoun's place."""
+    aside = _ASIDE.match(rest)
+    if aside is not None:
+        rest = " " + rest[aside.end() :]
+    named = _NAMED_LAST.search(rest)
+    if subject in ("they", "them") and named is not None and group.fullmatch(named.group("named")):
+        return named.group("named"), rest[: named.start()] + named.group("end")
+    return subject, rest
+
+
+# A denial that is denied asserts: a question whose answer is "nobody" about saying or denying it ("who
+# says x aren't vermin?", "why would anyone deny that x are vermin?", "nobody said we shouldn't kill x"), and
+# a prohibition of saying it ("don't you dare tell me x aren't vermin", "don't pretend x aren't a disease").
+# A question about thinking it stays a question ("why would anyone think x are vermin?").
+_DENIED_DENIAL = re.compile(
+    r"^(?:who\s+(?:\w+\s+)?|(?:nobody|no one)\s+(?:\w+\s+)?"
+    r"|(?:why\s+|how\s+)?(?:could|can|would|will|does|do|did)\s+(?:anyone|anybody|someone|somebody|you|one)\s+(?:\w+\s+)?"
+    r"|(?:don't|do not|never)\s+(?:(?:you|ever|dare|let|anyone|anybody|even|try to|just|go)\s+){0,4})"
+    r"(?:(?P<say>says?|said|claims?|claimed|argues?|argued|argue|insists?|tells?|told|tell|pretends?|pretend"
+    r"|act like|believe|think)(?:\s+(?:me|you|us|them|anyone|people))?|(?P<deny>deny|denies|denied|dispute|disputes"
+    r"|doubt|doubts|question))\s+(?:that\s+)?"
+)
+_NEGATED_PREDICATE = re.compile(
+    rf"\s+(?:(?P<short>{_CONTRACTED})n't|(?P<cannot>can)not|(?P<spelt>{_AUXILIARY})\s+not)\b"
+)
+_PRESENT = re.compile(r"\s+(?:are|is|should|must|deserve|deserves|need|needs)\b")
+_WRONG_TO = re.compile(
+    r"(?:it's|it is|it was)\s+(?:wrong|bad|evil|a crime|illegal|immoral|not okay|not ok)\s+to\b"
+)
+
+
+def undenied(text: str, group: re.Pattern[str]) -> str:
+    """What a denied denial asserts ("who says x aren't vermin?" -> "x are vermin?"); else the text."""
+    denial = _DENIED_DENIAL.match(text)
+    if denial is None:
+        return text
+    rest = text[denial.end() :]
+    if _WRONG_TO.match(rest) and not denial.group("deny"):
+        return _WRONG_TO.sub("it's fine to", rest, count=1)
+    subject_end = _subject_end(rest, 0, group)
+    if denial.group("deny"):  # what is, not what was: "can anyone deny that x were persecuted?" asks
+        return rest if subject_end is not None and _PRESENT.match(rest, subject_end) else text
+    negated = _NEGATED_PREDICATE.match(rest, subject_end) if subject_end is not None else None
+    if negated is None:
+        return text
+    verb = negated.group("short") or negated.group("cannot") or negated.group("spelt")
+    return f"{rest[: negated.start()]} {_SHORT_FORMS.get(verb, verb)}{rest[negated.end() :]}"
 
 
 def _subject_end(text: str, at: int, group: re.Pattern[str]) -> int | None:
