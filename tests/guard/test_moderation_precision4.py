@@ -64,3 +64,34 @@ async def test_legitimate_text_passes_whole_and_streamed(checks, text):
 async def test_the_hateful_twin_blocks_whole_and_streamed(checks, text):
     assert checks.moderator.check(text, "output") is not None
     assert await streamed_blocked(checks, text)
+
+
+# Streamed, a quote ends its sentence before the next sentence condemns it: the filter holds it for that
+# sentence (outputfilter.py) instead of blocking the counter-speech at the quote's full stop.
+QUOTE_THEN_CONDEMNED = [
+    '"Women are disgusting." That\'s what he said, and I told him off.',
+    '"Jews are vermin." I had to read that at school, and it hurt.',
+    '"All Muslims should be shot." That is a threat, and I reported it.',
+    "My uncle says immigrants are parasites. He is wrong.",
+    '"Gay people are sick." Nobody should have to read that.',
+]
+QUOTE_THEN_AGREED = [
+    '"Jews are vermin." Honestly, they are.',
+    '"Jews are vermin." The weather is nice today.',
+    '"Muslims are animals." I agree.',
+    "My uncle says immigrants are parasites. He is right.",
+    '"Kill all Jews."',
+    '"Jews are vermin." And then ' + "on and " * 80,
+]
+
+
+@pytest.mark.parametrize("text", QUOTE_THEN_CONDEMNED)
+async def test_a_quote_condemned_in_the_next_sentence_passes_streamed(checks, text):
+    assert checks.moderator.check(text, "output") is None
+    assert not await streamed_blocked(checks, text)
+
+
+@pytest.mark.parametrize("text", QUOTE_THEN_AGREED)
+async def test_a_quote_not_condemned_next_is_blocked_streamed(checks, text):
+    assert checks.moderator.check(text, "output") is not None
+    assert await streamed_blocked(checks, text)

@@ -261,3 +261,54 @@ async def test_the_last_piece_of_a_stream_gets_the_full_check():
     final = await flt.flush()
     assert final.block is not None and final.released == {}
     assert streaming.judged == ["You should "] and at_end.judged == ["You should vanish"]
+
+
+class QuoteSpy:
+    """Moderation that blocks a quote of "vermin" unless a sentence in the text condemns it ("wrong")."""
+
+    def __init__(self) -> None:
+        self.judged: list[str] = []
+
+    def __call__(self, text: str) -> RailOutcome:
+        self.judged.append(text)
+        hit = "vermin" in text and "wrong" not in text
+        return RailOutcome("output", "moderation", "block" if hit else "allow", "abuse" if hit else "ok", 0.0)
+
+
+def quote_filter(reported: bool = True) -> OutputFilter:
+    spy = QuoteSpy()
+    return OutputFilter(url_policy=None, moderate=spy, may_be_reported=lambda text: reported and '"' in text)
+
+
+def words(text: str) -> list[str]:
+    return [w + " " for w in text.split(" ")]
+
+
+async def test_a_blocked_quote_waits_for_the_next_sentence_that_condemns_it():
+    flt = quote_filter()
+    pieces, block = await feed_all(flt, words('"X are vermin." That is wrong. Next.'))
+    assert block is None
+    assert "".join(pieces).startswith('"X are vermin." That is wrong. ')
+    assert not any(p.startswith('"X are vermin."') and "wrong" not in p for p in pieces)
+
+
+async def test_a_waiting_quote_the_next_sentence_does_not_condemn_is_blocked_unseen():
+    flt = quote_filter()
+    pieces, block = await feed_all(flt, words('"X are vermin." Honestly, they are. More text.'))
+    assert block is not None
+    assert not any("vermin" in p for p in pieces)
+
+
+async def test_a_waiting_quote_is_blocked_at_the_hold_limit_or_the_end_of_the_stream():
+    flt = quote_filter()
+    pieces, block = await feed_all(flt, words('"X are vermin." and ' + "on " * 200))
+    assert block is not None and not any("vermin" in p for p in pieces)
+    flt = quote_filter()
+    pieces, block = await feed_all(flt, words('"X are vermin." And'))  # feed_all ends with flush()
+    assert block is not None and not any("vermin" in p for p in pieces)
+
+
+async def test_a_blocked_sentence_that_reports_nothing_blocks_at_once():
+    flt = quote_filter(reported=False)
+    pieces, block = await feed_all(flt, words('"X are vermin." That is wrong.'))
+    assert block is not None and not any("vermin" in p for p in pieces)

@@ -33,6 +33,7 @@ async def streamed_blocked(checks: RailChecks, text: str, channel: Channel = "an
         url_policy=None,
         moderate=lambda t: checks.moderation("output", [t], partial=True),
         moderate_end=lambda t: checks.moderation("output", [t]),
+        may_be_reported=checks.moderator.may_be_reported,
     )
     for piece in re.findall(r"\S+\s*|\s+", text):
         if (await flt.feed(channel, piece)).block is not None:

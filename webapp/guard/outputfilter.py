@@ -20,6 +20,11 @@ Each release is judged with the context a renderer or a reader gives it:
   end is rare enough to afford it. While a sentence is unfinished only the cheap tiers
   judge it (rules, profanity); the costly one (an embedding) judges it once it ends, and the stream's last
   piece goes to ``moderate_end`` (every tier: its sentence will not grow);
+- a sentence moderation blocks when it ends, and that may be reporting someone else's words (a quote, "he
+  said ..."), waits for the next sentence and is judged again with it: counter-speech often condemns a quote
+  in the sentence after it ('"X are vermin." Nobody should have to read that.'). Nothing of it is shown
+  while it waits; if the next sentence has not ended within ``REPORT_HOLD`` characters, or it does not
+  excuse the quote, or the stream ends, the answer is blocked;
 - at the end, rails that must see the whole answer (a safety model) judge it through NeMo.
 
 The filter holds no rail runner: it takes the checks it needs (``url_policy``, ``moderate``,
@@ -46,6 +51,7 @@ HOLD_LIMIT = 1000  # characters an unfinished construct may hold back before it 
 LINE_CONTEXT = 400  # released characters of the current line a piece is judged with, at most
 SENTENCE_CONTEXT = 400  # released characters moderation sees before a piece, at most
 SHORT_SENTENCE = 40  # a sentence shorter than this so far is judged with the one before it
+REPORT_HOLD = 400  # characters a blocked, possibly reported sentence waits for the next sentence to end
 RECENT_CONTEXT = 1200  # released characters (whole sentences) a sentence's last piece is judged with
 RECENT_SENTENCES = 12  # sentence starts remembered for that
 FENCE_CONTEXT = 2000  # released characters of an open code block whose HTML a piece is judged with
@@ -72,6 +78,7 @@ def _ends_sentence(text: str) -> bool:
 
 
 Moderate = Callable[[str], RailOutcome]
+MayBeReported = Callable[[str], bool]
 CheckWhole = Callable[[str, str], Awaitable[list[RailOutcome]]]
 # Runs a check elsewhere and gives its verdict (``webapp.guard.offload.Offload.run``).
 Offload = Callable[[Moderate, str], Awaitable[RailOutcome]]
@@ -98,6 +105,9 @@ class _Stream:
     # Moderation flagged the sentence so far: words wait until the sentence ends and is judged whole
     # ("What the hell," scores as abuse, "What the hell, that bug again?" does not).
     doubtful: bool = False
+    # Moderation blocked a sentence that may report someone else's words: this much of ``pending`` waits for
+    # the next sentence, which may condemn it, and is judged again with it (0: nothing waits).
+    awaiting: int = 0
     sentence_starts: list[int] = field(default_factory=lambda: [0])  # the last few, oldest first
 
     def line_context(self) -> str:
@@ -154,6 +164,7 @@ class OutputFilter:
         moderate: Moderate | None,
         moderate_end: Moderate | None = None,
         check_whole: CheckWhole | None = None,
+        may_be_reported: MayBeReported | None = None,
         hold_limit: int = HOLD_LIMIT,
         min_check_interval_s: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
@@ -167,6 +178,8 @@ class OutputFilter:
         # The stream's last piece ends its sentence for good: judged by this one (the full check) if given.
         self._moderate_end = moderate_end or moderate
         self._check_whole = check_whole
+        # Whether a blocked sentence may be reporting someone else's words (then it waits for the next one).
+        self._may_be_reported = may_be_reported
         self._hold_limit = hold_limit
         # Once the first words are shown, checks run at most this often: a check costs about the same for
         # one word as for three, and a fast model sends a word every few ms. 0: every word.
@@ -219,6 +232,12 @@ class OutputFilter:
         cut = len(pending) if final else word_end(pending)
         if stream.doubtful and not final and len(pending) < SENTENCE_CONTEXT:
             cut = sentence_end(pending[:cut])
+        if stream.awaiting and not final:
+            ended = sentence_end(pending[:cut])
+            if ended > stream.awaiting:
+                cut = ended
+            elif len(pending) - stream.awaiting < REPORT_HOLD:
+                return "", 0  # the next sentence has not ended yet
         if cut == 0:
             return "", 0
         context = stream.line_context()
@@ -249,20 +268,30 @@ class OutputFilter:
         block = self._check_links(stream, piece)
         if block is None:
             block = await self._check_moderation(stream, piece, final=final)
-            if (
-                block is not None
-                and not final
-                and not _ends_sentence(piece)
-                and len(piece) < SENTENCE_CONTEXT
-            ):
-                stream.doubtful = True  # not yet: the rest of the sentence decides
+            if block is not None and not final and self._waits(stream, piece, consumed):
                 return FilterStep()
         stream.doubtful = False
+        stream.awaiting = 0
         if block is not None:
             self._block = block
             return FilterStep(events=[*self._summary(), block], block=block)
         stream.release(piece, consumed)
         return FilterStep(released={channel: piece})
+
+    def _waits(self, stream: _Stream, piece: str, consumed: int) -> bool:
+        """Whether a piece moderation blocked waits for more text instead of blocking the answer: an
+        unfinished sentence until it ends (the rest of it decides), a finished one that may report someone
+        else's words until the next sentence ends (it may condemn them). Each waits once."""
+        if stream.awaiting:
+            return False
+        if not _ends_sentence(piece):
+            stream.doubtful = len(piece) < SENTENCE_CONTEXT
+            return stream.doubtful
+        sentence = stream.released[stream.sentence_start :] + piece
+        if self._may_be_reported is not None and self._may_be_reported(sentence):
+            stream.awaiting = consumed
+            return True
+        return False
 
     def _check_links(self, stream: _Stream, piece: str) -> RailOutcome | None:
         if self._url_policy is None or not _LINK_SIGNS.search(piece):

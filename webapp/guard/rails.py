@@ -165,6 +165,7 @@ class Guard:
             moderate=moderate if moderation else None,
             moderate_end=moderate_end if moderation else None,
             check_whole=check_whole if self._needs_whole_answer else None,
+            may_be_reported=self.checks.moderator.may_be_reported if moderation else None,
             hold_limit=self.settings.hold_chars,
             min_check_interval_s=self.settings.min_check_ms / 1000,
             offload=self._offload.run,

@@ -195,6 +195,11 @@ class Moderator:
                 return ModerationFinding(hit.name, hit.reason)
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
 
+    def may_be_reported(self, text: str) -> bool:
+        """Whether the text may give someone else's words, which a later sentence may condemn (a streamed
+        answer then waits for that sentence before it blocks the text)."""
+        return any(self._context.may_be_reported(u) for u in self._units(self._normalise(text)))
+
     def _said(self, units: list[Unit]) -> list[Unit]:
         """The units, each a later unit agrees with followed by what it says in its own right, as sentences
         every tier judges: the passages it quotes ("The graffiti said 'Death to X'. Couldn't have put it

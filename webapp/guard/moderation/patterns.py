@@ -269,6 +269,11 @@ class ContextRules:
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
 
+    def may_be_reported(self, unit: Unit) -> bool:
+        """Whether the unit may give someone else's words (a quote, a frame, a reported claim), which the
+        next sentence may condemn."""
+        return self._framed(unit) or bool(self.reported.search(unit.outside_quotes))
+
     def is_denied(self, text: str) -> bool:
         """One clause that opens by denying itself ("I don't think women are stupid"). A second clause
         ("I don't think you should live, so kill yourself") is judged as if there were no denial."""
