@@ -180,3 +180,13 @@ def test_grafana_dashboard_uses_only_metrics_that_exist() -> None:
         "vllm:kv_cache_usage_perc",
         "vllm:num_requests_running",
     } <= vllm
+
+
+def test_the_moderation_caches_are_published_with_their_limits(client: TestClient, guard) -> None:
+    guard.checks.moderator.wait_ready(120)  # the sentence scores exist once the classifier is fitted
+    assert client.post("/v1/chat/completions", json=HI).status_code == 200
+    text = client.get("/metrics").text
+    for cache in ("verdicts", "sentence_vectors", "sentence_scores"):
+        assert value(text, "railchat_moderation_cache_limit_bytes", cache=cache) > 0
+    assert value(text, "railchat_moderation_cache_entries", cache="verdicts") >= 1
+    assert value(text, "railchat_moderation_cache_bytes", cache="verdicts") > 0

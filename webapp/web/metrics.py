@@ -18,13 +18,17 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    Metric,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from webapp.guard.moderation.memo import memo_sizes
 from webapp.turn.events import ContextInfo, Observe, SessionReady, TurnDone, TurnEvent
 
 if TYPE_CHECKING:
@@ -97,6 +101,7 @@ class Metrics:
         self.upstream_errors = Counter(
             "railchat_upstream_errors", "Turns failed by the model server", ["code"], registry=r
         )
+        r.register(ModerationMemory())
 
     # -- ChatService side -----------------------------------------------------------------------------
 
@@ -148,6 +153,35 @@ class Metrics:
 
     def render(self) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class ModerationMemory(Collector):
+    """What the moderator's memories hold, read when scraped: with new text every turn they fill over
+    thousands of turns, and the app's resident memory should level off when they are full."""
+
+    def collect(self) -> Iterator[Metric]:
+        entries = GaugeMetricFamily(
+            "railchat_moderation_cache_entries", "Entries the moderation caches hold", labels=["cache"]
+        )
+        held = GaugeMetricFamily(
+            "railchat_moderation_cache_bytes",
+            "Bytes the moderation caches hold (an estimate)",
+            labels=["cache"],
+        )
+        limit = GaugeMetricFamily(
+            "railchat_moderation_cache_limit_bytes", "Bytes a moderation cache may hold", labels=["cache"]
+        )
+        totals: dict[str, list[int]] = {}
+        for size in memo_sizes():  # a process may hold several guards (tests): summed per cache
+            total = totals.setdefault(size.name, [0, 0, 0])
+            total[0] += size.entries
+            total[1] += size.bytes
+            total[2] += size.max_bytes
+        for name, (count, used, most) in sorted(totals.items()):
+            entries.add_metric([name], count)
+            held.add_metric([name], used)
+            limit.add_metric([name], most)
+        yield from (entries, held, limit)
 
 
 class _TurnState:

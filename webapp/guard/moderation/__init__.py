@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from webapp.guard.moderation.guardmodel import (
     ModelModerator,
     parse_guard_verdict,
 )
+from webapp.guard.moderation.memo import Memo, verdict_bytes
 from webapp.guard.moderation.patterns import CategoryRule, ContextRules, compile_lexicon, expand, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticConfig, SemanticTier
@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 _DIGIT_ONE_IN_WORD = re.compile(r"[a-zA-Z]1|1[a-zA-Z]")
 _COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
 VERDICT_CACHE_SIZE = 8192  # units whose rule verdict is remembered (least recently used out first)
+VERDICT_CACHE_BYTES = 16 << 20  # and at most this much of them (an estimate, see memo.py)
 UNAVAILABLE_REASON = "the safety check is unavailable right now"
 
 
@@ -138,8 +139,9 @@ class Moderator:
         self._swear_words = (
             re.compile(expand(config.swear_words, config.lexicon)) if config.swear_words else None
         )
-        self._verdicts: OrderedDict[tuple[str, Unit], ModerationFinding | None] = OrderedDict()
-        self._verdicts_lock = threading.Lock()
+        self._verdicts: Memo[tuple[str, Unit], ModerationFinding | None] = Memo(
+            "verdicts", max_entries=VERDICT_CACHE_SIZE, max_bytes=VERDICT_CACHE_BYTES, size_of=verdict_bytes
+        )
         self._context = ContextRules.from_mapping(config.context, config.lexicon)
         # "call X Y" names a claim ("X are Y"), judged when the text endorses the frame around it
         self._called = re.compile(
@@ -221,10 +223,9 @@ class Moderator:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and
         again, and only its growing last sentence is new."""
         key = (stage, unit)
-        with self._verdicts_lock:
-            if key in self._verdicts:
-                self._verdicts.move_to_end(key)
-                return self._verdicts[key]
+        known, remembered = self._verdicts.get(key)
+        if known:
+            return remembered
         hit = first_match(rules, unit, self._context)
         finding = ModerationFinding(hit.name, hit.reason) if hit is not None else None
         # Counter-speech condemns the swearing it quotes ("Saying 'fuck all X' is vile").
@@ -236,10 +237,7 @@ class Moderator:
             and not self._negated_without_swearing(unit.text)
         ):
             finding = self._profanity_finding(unit, stage)
-        with self._verdicts_lock:
-            self._verdicts[key] = finding
-            if len(self._verdicts) > VERDICT_CACHE_SIZE:
-                self._verdicts.popitem(last=False)
+        self._verdicts.put(key, finding)
         return finding
 
     def _negated_without_swearing(self, text: str) -> bool:

@@ -17,12 +17,13 @@ import hashlib
 import json
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from webapp.guard.moderation.memo import Memo, text_bytes
 
 # ONNX Runtime 1.29 and later uploads telemetry from Linux too (it asked a proxy for
 # mobile.events.data.microsoft.com a few seconds after the first session) unless this is set before the
@@ -95,17 +96,17 @@ class MiniLMEncoder:
 
 
 class CachedEncoder:
-    """Remembers the vector of each sentence it has seen (least recently used out first).
+    """Remembers the vector of each sentence it has seen (least recently used out first, ``memo.py``).
 
     A streamed answer is checked again and again as it grows, and each check sees the sentences of the
     previous one: only sentences never seen before are embedded.
     """
 
-    def __init__(self, encoder: Encoder, *, max_entries: int = 8192) -> None:
+    def __init__(self, encoder: Encoder, *, max_entries: int = 8192, max_bytes: int = 24 << 20) -> None:
         self._encoder = encoder
-        self._max_entries = max_entries
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self._vectors: Memo[str, np.ndarray] = Memo(
+            "sentence_vectors", max_entries=max_entries, max_bytes=max_bytes, size_of=_vector_bytes
+        )
         self.misses = 0  # sentences actually embedded (for tests and the benchmark)
 
     @property
@@ -113,26 +114,24 @@ class CachedEncoder:
         return getattr(self._encoder, "identity", None)
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        with self._lock:
-            missing = list(dict.fromkeys(s for s in sentences if s not in self._vectors))
+        rows: dict[str, np.ndarray] = {}
+        for sentence in sentences:
+            known, vector = self._vectors.get(sentence)
+            if known and vector is not None:
+                rows[sentence] = vector
+        missing = [s for s in dict.fromkeys(sentences) if s not in rows]
         if missing:
             fresh = self._encoder.encode(missing)
-            with self._lock:
-                self.misses += len(missing)
-                for sentence, vector in zip(missing, fresh, strict=True):
-                    self._vectors[sentence] = vector
-                while len(self._vectors) > self._max_entries:
-                    self._vectors.popitem(last=False)
-        with self._lock:
-            rows = []
-            for sentence in sentences:
-                vector = self._vectors.get(sentence)
-                if vector is None:  # pushed out by a concurrent check between the two locks
-                    vector = self._encoder.encode([sentence])[0]
-                else:
-                    self._vectors.move_to_end(sentence)
-                rows.append(vector)
-        return np.vstack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+            self.misses += len(missing)
+            for sentence, row in zip(missing, fresh, strict=True):
+                vector = row.copy()  # a row of the batch would keep the whole batch alive
+                self._vectors.put(sentence, vector)
+                rows[sentence] = vector
+        return np.vstack([rows[s] for s in sentences]) if sentences else np.zeros((0, 384), dtype=np.float32)
+
+
+def _vector_bytes(sentence: str, vector: np.ndarray) -> int:
+    return text_bytes(sentence) + vector.nbytes + 112
 
 
 _shared_lock = threading.Lock()

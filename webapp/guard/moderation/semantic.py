@@ -28,7 +28,6 @@ import logging
 import os
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,6 +39,7 @@ import yaml
 from webapp.guard.moderation.content import carries_content, without_dangling_end
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
+from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.patterns import ContextRules, expand
 from webapp.guard.moderation.text import Unit
 
@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 ALLOWED = "allowed"
 FIT_BATCH = 64  # example sentences embedded per model run at start
 SCORE_CACHE_SIZE = 8192  # texts whose score is remembered (least recently used out first)
+SCORE_CACHE_BYTES = 8 << 20  # and at most this much of them (an estimate, see memo.py)
 _UNNEGATE = (
     (re.compile(r"\b(no one|nobody)\b"), "everyone"),
     (re.compile(r"\bnothing\b"), "everything"),
@@ -128,30 +129,34 @@ class SemanticClassifier:
         self._categories = categories
         centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
         self._centroids = centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
-        self._scored: OrderedDict[str, tuple[float, str]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._scored: Memo[str, tuple[float, str]] = Memo(
+            "sentence_scores", max_entries=SCORE_CACHE_SIZE, max_bytes=SCORE_CACHE_BYTES, size_of=_score_bytes
+        )
 
     def scores(self, texts: Sequence[str]) -> list[tuple[float, str]]:
         """Probability that each text is harmful, and the harmful category it is closest to.
 
         Remembered per text: a streamed answer is judged again at every word, with the sentences before the
         growing one unchanged (their vectors are remembered by the encoder; this spares the classifier)."""
-        with self._lock:
-            known = {t: self._scored[t] for t in texts if t in self._scored}
-            for text in known:
-                self._scored.move_to_end(text)
+        known: dict[str, tuple[float, str]] = {}
+        for text in texts:
+            found, score = self._scored.get(text)
+            if found and score is not None:
+                known[text] = score
         fresh = list(dict.fromkeys(t for t in texts if t not in known))
         if fresh:
             vectors = self._encoder.encode(fresh)
             probabilities = self._model.predict_proba(vectors)[:, 1]
             nearest = (vectors @ self._centroids.T).argmax(axis=1)
             scored = [(float(p), self._categories[i]) for p, i in zip(probabilities, nearest, strict=True)]
-            known.update(zip(fresh, scored, strict=True))
-            with self._lock:
-                self._scored.update(zip(fresh, scored, strict=True))
-                while len(self._scored) > SCORE_CACHE_SIZE:
-                    self._scored.popitem(last=False)
+            for text, score in zip(fresh, scored, strict=True):
+                self._scored.put(text, score)
+                known[text] = score
         return [known[t] for t in texts]
+
+
+def _score_bytes(text: str, score: tuple[float, str]) -> int:
+    return text_bytes(text) + 120  # the tuple and its float; the category name is shared
 
 
 def _example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path | None) -> np.ndarray:
