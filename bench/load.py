@@ -316,6 +316,7 @@ async def soak(bench: Bench, streams: int, minutes: float) -> dict[str, Any]:
         await asyncio.gather(*(user() for _ in range(streams)))
         stop.set()
         await sampler
+        caches = await moderation_caches(client, server.url)
     return {
         "streams": streams,
         "minutes": minutes,
@@ -324,7 +325,22 @@ async def soak(bench: Bench, streams: int, minutes: float) -> dict[str, Any]:
         "error_samples": sorted({t.error or "" for t in turns if not t.complete})[:3],
         "load_average_before": load_before,
         "rss_mb": samples,
+        "moderation_caches": caches,
     }
+
+
+async def moderation_caches(client: httpx.AsyncClient, url: str) -> dict[str, dict[str, float]]:
+    """What the moderator's caches hold (their gauges at ``/metrics``): entries and MiB, per cache."""
+    found: dict[str, dict[str, float]] = {}
+    text = (await client.get(f"{url}/metrics")).text
+    for line in text.splitlines():
+        for kind, key in (("entries", "entries"), ("bytes", "mib"), ("limit_bytes", "limit_mib")):
+            head = f'railchat_moderation_cache_{kind}{{cache="'
+            if line.startswith(head):
+                name, _, value = line[len(head) :].partition('"} ')
+                scale = 1 if kind == "entries" else 2**20
+                found.setdefault(name, {})[key] = round(float(value) / scale, 1)
+    return found
 
 
 def _line(s: dict[str, Any]) -> str:

@@ -91,6 +91,12 @@ def _soak(soak: dict[str, Any]) -> str:
         f"; resident memory {rss[0][1]:.0f} MiB at the start, {max(r for _, r in rss):.0f} MiB at most, "
         f"{rss[-1][1]:.0f} MiB at the end (samples every 15 s: {', '.join(f'{r:.0f}' for _, r in rss)})."
     )
+    if soak.get("moderation_caches"):
+        held = [
+            f"{name} {c.get('entries', 0):,.0f} entries, {c.get('mib', 0):.1f} of {c.get('limit_mib', 0):.0f} MiB"
+            for name, c in sorted(soak["moderation_caches"].items())
+        ]
+        text += " Moderation caches at the end (`/metrics`): " + "; ".join(held) + "."
     if "from" in soak:
         load = _load(soak.get("load_average_before"))
         text += f" Run apart: `{soak['from']['command']}`, {soak['from']['date']}, load average {load}."
