@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from webapp.guard.verdicts import RailOutcome
-from webapp.store import MessageInfo, Store
+from webapp.store import MessageInfo, RailEventIn, Store
 from webapp.turn.context import ContextMessage
 from webapp.turn.events import InputError, TurnRequest, valid_text
 
@@ -72,6 +72,39 @@ def store_history(
             tool_calls=message.tool_calls,
             tool_call_id=message.tool_call_id,
         )
+
+
+GARBLED_TEXT = (
+    "Your message contains characters that are not valid Unicode (unpaired UTF-16 surrogates). "
+    "It was kept with them replaced by \ufffd; send it again as valid text."
+)
+HISTORY_MESSAGES_OF_TEXT = 4  # resent history may hold this many maximum-length messages of text
+
+
+def check_history_size(request: TurnRequest, max_message_chars: int) -> None:
+    """Resent history is bounded like a message: rails and storage read all of it before the model."""
+    total = sum(len(m.content or "") for m in request.history)
+    limit = max_message_chars * HISTORY_MESSAGES_OF_TEXT
+    if total > limit:
+        raise InputError(
+            f"The resent conversation is too long ({total:,} characters; the limit is {limit:,}). "
+            "Continue the stored session with X-Session-Id instead of resending it.",
+            code="history_too_long",
+        )
+
+
+def input_problem(request: TurnRequest, garbled: bool, max_chars: int, max_images: int) -> str | None:
+    """Why the input cannot be processed (its text garbled first), in words for the user; None if it can."""
+    return (GARBLED_TEXT if garbled else None) or problem_with(request, max_chars, max_images)
+
+
+def store_and_read(
+    store: Store, message_id: int, events: Sequence[RailEventIn], session_id: str
+) -> list[MessageInfo]:
+    """The input's verdicts stored, then the session read back (blocking: one thread hand-off for both)."""
+    if events:
+        store.add_rail_events(message_id, events)
+    return store.messages(session_id)
 
 
 def store_input(store: Store, session_id: str, request: TurnRequest, problem: str | None) -> int:

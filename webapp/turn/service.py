@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AsyncExitStack, aclosing, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,10 +40,12 @@ from webapp.turn.events import (
     TurnRequest,
 )
 from webapp.turn.inputs import (
+    check_history_size,
     check_tool_results,
-    problem_with,
+    input_problem,
     rail_text,
     storable_request,
+    store_and_read,
     store_history,
     store_input,
     system_prompt_for,
@@ -55,12 +57,6 @@ from webapp.turn.recheck import input_ids, recheck_history, usable_history
 from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import LLMClient, UpstreamError
 from webapp.upstream.profiles import Profile
-
-GARBLED_TEXT = (
-    "Your message contains characters that are not valid Unicode (unpaired UTF-16 surrogates). "
-    "It was kept with them replaced by \ufffd; send it again as valid text."
-)
-HISTORY_MESSAGES_OF_TEXT = 4  # resent history may hold this many maximum-length messages of text
 
 # ---- the pipeline --------------------------------------------------------------------------------------
 
@@ -96,17 +92,25 @@ class ChatService:
                         yield event
 
     async def _turn(self, request: TurnRequest, held: AsyncExitStack) -> AsyncGenerator[TurnEvent, None]:
-        self._check_history_size(request)
+        check_history_size(request, self.options.max_message_chars)
         # Lone UTF-16 surrogates ("\ud800" in JSON) cannot be stored or sent: the message is kept with
         # U+FFFD in their place, and refused with a clear error.
         request, garbled = storable_request(request)
-        session_id, history_block = await self._session_for(request)
-        # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared.
-        # Retry answers the newest stored message again instead: nothing new is stored for the user.
+        # 1-2. Persist before anything can fail: the text first, then the images once fetched and prepared
+        # (a new chat's text in the same thread hand-off as the chat). Retry answers the newest stored
+        # message again instead: nothing new is stored for the user.
+        text_only = not (request.retry or request.images or request.image_urls)
+        problem = self._problem(request, garbled) if text_only else None
+        first = (
+            functools.partial(store_input, self.store, request=request, problem=problem)
+            if text_only
+            else None
+        )
+        session_id, history_block, user_id = await self._session_for(request, first)
+        prepared: list[PreparedInput] = []
         if request.retry:
             request, user_id, prepared = await self._stored_user_message(session_id, request)
-            problem = None
-        else:
+        elif user_id is None:
             user_id, problem, prepared = await self._store_user_message(session_id, request, garbled)
         yield SessionReady(session_id, user_id)
         if problem:
@@ -143,15 +147,14 @@ class ChatService:
             rail_text(request, descriptions, self.options.client_system_prompts),
             [u for u in request.image_urls if not u.startswith("data:")],
         )
+        if history_block is not None:
+            verdicts.append(history_block)
         # read once, for the recheck and the context (nothing in between changes a message)
-        stored = await asyncio.to_thread(self.store.messages, session_id)
+        stored = await self._store_verdicts_and_read(user_id, verdicts, session_id)
         new = input_ids(stored, user_id, len(request.tool_results))
         rechecked = await recheck_history(self.guard, self.store, stored, new=new, images=self.profile.images)
         if rechecked.notice is not None:
             yield rechecked.notice
-        if history_block is not None:
-            verdicts.append(history_block)
-        await self._store_rail_events(user_id, verdicts)
         block = next((v for v in verdicts if v.blocked), None)
         if block is not None:
             refusal = refusal_message(block)
@@ -224,9 +227,7 @@ class ChatService:
         are fetched and prepared and attached with the final status, so a failure or a cancellation while
         fetching or decoding cannot lose the message.
         """
-        problem = (GARBLED_TEXT if garbled else None) or problem_with(
-            request, self.options.max_message_chars, self.options.max_images
-        )
+        problem = self._problem(request, garbled)
         if not request.images and not request.image_urls:  # text, or tool results: one write
             return await asyncio.to_thread(store_input, self.store, session_id, request, problem), problem, []
         store_user = functools.partial(
@@ -255,6 +256,9 @@ class ChatService:
             error=problem,
         )
         return user_id, problem, prepared
+
+    def _problem(self, request: TurnRequest, garbled: bool) -> str | None:
+        return input_problem(request, garbled, self.options.max_message_chars, self.options.max_images)
 
     async def _stored_user_message(
         self, session_id: str, request: TurnRequest
@@ -289,8 +293,11 @@ class ChatService:
             clahe=self.options.image_clahe,
         )
 
-    async def _session_for(self, request: TurnRequest) -> tuple[str, RailOutcome | None]:
-        """The session to continue, or a new one holding the client's resent history.
+    async def _session_for(
+        self, request: TurnRequest, first: Callable[[str], int] | None = None
+    ) -> tuple[str, RailOutcome | None, int | None]:
+        """The session to continue, or a new one holding the client's resent history and, stored by
+        ``first`` in the same thread hand-off, the user's message (its id is the third value).
 
         Resent history passes the input rails before it is stored: if they block it, it is stored as
         blocked (reviewers see it, the model never does) and the turn is refused with that verdict.
@@ -303,7 +310,7 @@ class ChatService:
                 raise InputError("That chat session does not exist.", code="session_not_found")
             if request.tool_results:
                 check_tool_results(request, await asyncio.to_thread(self.store.messages, info.id))
-            return info.id, None
+            return info.id, None, None
         history_block = None
         if request.history:
             resent = "\n\n".join(m.content for m in request.history if m.content)
@@ -313,25 +320,17 @@ class ChatService:
         fallback = "Image chat" if request.images or request.image_urls else "Untitled"
         title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
 
-        def create() -> str:  # one thread hand-off for the session and the history it starts with
+        def create() -> tuple[
+            str, int | None
+        ]:  # one thread hand-off: every wait before the first word counts
             session_id = self.store.create_session(
                 owner=request.owner, client=request.client, model=self.served_model, title=title
             )
             store_history(self.store, session_id, request, blocked=history_block)
-            return session_id
+            return session_id, first(session_id) if first is not None else None
 
-        return await asyncio.to_thread(create), history_block
-
-    def _check_history_size(self, request: TurnRequest) -> None:
-        """Resent history is bounded like a message: rails and storage read all of it before the model."""
-        total = sum(len(m.content or "") for m in request.history)
-        limit = self.options.max_message_chars * HISTORY_MESSAGES_OF_TEXT
-        if total > limit:
-            raise InputError(
-                f"The resent conversation is too long ({total:,} characters; the limit is {limit:,}). "
-                "Continue the stored session with X-Session-Id instead of resending it.",
-                code="history_too_long",
-            )
+        session_id, user_id = await asyncio.to_thread(create)
+        return session_id, history_block, user_id
 
     async def _build_context(
         self,
@@ -364,12 +363,16 @@ class ChatService:
     async def _count_tokens(self, messages: list[dict[str, Any]]) -> int:
         return await self.llm.count_tokens(self.served_model, messages)
 
-    async def _store_rail_events(self, message_id: int, outcomes: Sequence[RailOutcome]) -> None:
+    async def _store_verdicts_and_read(
+        self, message_id: int, outcomes: Sequence[RailOutcome], session_id: str
+    ) -> list[MessageInfo]:
+        """The input's verdicts stored and the session read back in one thread hand-off."""
         outcomes = summarise_verdicts(outcomes)
         if self.observer is not None:
             self.observer.rails(outcomes)
-        if outcomes:
-            await asyncio.to_thread(self.store.add_rail_events, message_id, rail_events(outcomes))
+        return await asyncio.to_thread(
+            store_and_read, self.store, message_id, rail_events(outcomes), session_id
+        )
 
     async def _store_answer_error(
         self, session_id: str, user_id: int, message: str, request: TurnRequest
