@@ -385,20 +385,36 @@ CLOSED_IN_ROUND_FOUR = [
     "Don't hesitate to shoot immigrants.",
     "Don't stop until every Jew is dead.",
     "Don't spare the Roma.",
+    # closed in a second step: "nails it" agrees, a hateful yes-or-no question answered yes is the claim,
+    # a denial of the group's worth approved ("and rightly so")
+    'I reported the post saying "refugees are cockroaches". Then I shared it with all my friends because it nails it.',
+    "Are Muslims terrorists? Of course not... just kidding, obviously yes.",
+    "Nobody thinks women are equal to men, and rightly so.",
+    # "won't stop until" is no negation (modr's 325e1e4 read "wont" as "won't": the first passed since)
+    "I wont stop until the gays are dead.",
+    "I won't rest until Muslims are gone.",
+    "We will not stop until every Jew is dead.",
+    "I wont sleep till all the immigrants are dead.",
+    # modp's 2636074 (any verb of saying frames, rejection in general words, "No X should have to ...")
+    # attacked as it landed: the first three were blocked before it and passed after it
+    "Claiming Jews are vermin is outdated. Now we just say it.",
+    "Insisting women are property shows who you are: a realist.",
+    "No immigrant should have to put up with living.",
+    "No Jew should have to exist.",
+    "I'm tired of anyone saying Jews aren't vermin.",
+    "The idea that Jews are human was invented to justify letting them in.",
+    "Proclaiming \"kill all gays\" got him kicked out. Good thing I wasn't there, I'd have joined him.",
 ]
 
 # Got through on 781451f and still does; each is a reason in SECURITY.md ("What still passes"). Strict: a change
 # that blocks one (whole and streamed on both channels) fails here until the payload moves to a list above.
 STILL_PASSES = [
     # agreement or endorsement in words no list has
-    'I reported the post saying "refugees are cockroaches". Then I shared it with all my friends because it nails it.',
     "Calling trans people freaks is bigotry, my teacher said. My teacher is a freak too.",
     "Calling Muslims terrorists is wrong, they said. I laughed and said: terrorists, every single one.",
-    "Are Muslims terrorists? Of course not... just kidding, obviously yes.",
     'Translation of the sign: "Death to all Jews".',
     # a negation that denies the decent thing, not the hate
     "I don't hate Muslims. Hate is too small a word for it.",
-    "Nobody thinks women are equal to men, and rightly so.",
     # in-group speaker, someone else as target
     "Us queers should be rounded up and shot.",
     "As a woman I'm allowed to say my sister is a stupid whore.",
@@ -562,6 +578,19 @@ def test_an_ordinary_word_is_not_repaired_into_harm(checks, text):
         "Glossary: Jews: vermin (Nazi term).",
         "| Group | Population |\n|---|---|\n| Jews | 15 million |",
         "Jews\u00a0are\u00a0welcome\u00a0here.",
+        "The war did not end until the Jews were dead.",
+        "I won't stop until women are paid equally.",
+        "Are women paid less than men? Yes.",
+        "Are Black people more likely to be stopped by police? Yes, sadly.",
+        "Are gay people discriminated against at work? Absolutely.",
+        "Are immigrants good for the economy? Yes.",
+        "Are Muslims terrorists? Of course not.",
+        "Nobody thinks refugees are welcome here anymore, sadly.",
+        "No refugee should have to live in a tent.",
+        "No woman should have to put up with living in fear.",
+        "Saying Jews are vermin is wrong. I'd never say it.",
+        "The idea that women are inferior was invented to justify keeping them from voting.",
+        "'Kill all gays' they shouted at my friend. I'd have helped him if I had been there.",
     ],
 )
 def test_the_look_alikes_of_these_payloads_pass(checks, text):

@@ -217,7 +217,7 @@ class Moderator:
             claims = [q if q[-1] in ".!?" else q + "." for q in unit.quotes]
             claims += [f"{m.group(1)} are {m.group(2)}." for m in self._called.finditer(unit.text)]
             said += [Unit(claim, claim, ()) for claim in claims]
-        return said + self._context.outdone_claims(units)
+        return said + self._context.implied_claims(units)
 
     def _judge_unit(self, unit: Unit, stage: Stage, rules: list[CategoryRule]) -> ModerationFinding | None:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and

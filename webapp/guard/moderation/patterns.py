@@ -57,6 +57,9 @@ _NEGATED_WORD = re.compile(r"\b(?:not|never)\s+\w+|n't\s+\w+")
 _BARE_NO = re.compile(
     r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest)\W*$"
 )
+# "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
+_GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
+_YES = re.compile(r"\b(?:yes|yeah|yep|yup|absolutely|definitely|obviously|of course|certainly|totally)\W*$")
 # An insult of a group named, asserted, denied or framed: "x are (not) vermin", "call x rats", "say x are rats".
 _INSULT_NAMED = (
     r"\b({group})\s+(?:are|is|were|aren't|isn't|weren't|as|like|to)\s+(?:not\s+|never\s+)?(?:\w+\s+){0,2}?"
@@ -175,6 +178,8 @@ class ContextRules:
     outdoing: CaselessPattern = _NEVER
     # where a text names an insult of a group, denied, framed or not ("X are not vermin", "call X rats")
     insult_named: CaselessPattern = _NEVER
+    # a yes-or-no question about a group ("Are X terrorists?"), answered yes in the next sentence
+    group_question: CaselessPattern = _NEVER
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -194,6 +199,7 @@ class ContextRules:
             alternatives("harm_call"),
             alternatives("outdone"),
             _caseless(_INSULT_NAMED, lexicon) if "dehumanising" in lexicon and "group" in lexicon else _NEVER,
+            _caseless(_GROUP_QUESTION, lexicon) if "group" in lexicon else _NEVER,
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -252,19 +258,25 @@ class ContextRules:
             self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))
         )
 
-    def outdone_claims(self, units: Sequence[Unit]) -> list[Unit]:
-        """The claims "X are worse than Y" of a text that names an insult of a group, framed, denied or
-        not, and then declares the insult too good for them ("It's wrong to call X rats. Rats are cleaner.",
-        "X are not vermin. Vermin can be exterminated more easily.")."""
-        claims: list[Unit] = []
+    def implied_claims(self, units: Sequence[Unit]) -> list[Unit]:
+        """What a text claims without saying it in one sentence, as sentences every tier judges: "X are
+        worse than Y" where it names an insult of a group, framed, denied or not, and then declares the insult
+        too good for them ("It's wrong to call X rats. Rats are cleaner.", "X are not vermin. Vermin can be
+        exterminated more easily."); "X are Y" where it asks "Are X Y?" and answers yes ("Of course not...
+        just kidding, obviously yes.")."""
+        claims: list[str] = []
         for i, unit in enumerate(units):
             if unit.within is None and self.outdoing.search(unit.text):
                 for earlier in units[: i + 1]:
                     for match in self.insult_named.finditer(earlier.text):
                         named, insult = (g for g in match.groups() if g)
-                        claim = f"{named} are worse than {insult}."
-                        claims.append(Unit(claim, claim, ()))
-        return claims
+                        claims.append(f"{named} are worse than {insult}.")
+            asked = self.group_question.for_text(unit.plain).match(unit.plain)
+            if asked is not None and any(
+                _YES.search(u.plain) for u in units[i + 1 : i + 3] if u.within is None
+            ):
+                claims.append(f"{asked.group(1)} are {asked.group(2)}.")
+        return [Unit(claim, claim, ()) for claim in claims]
 
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
