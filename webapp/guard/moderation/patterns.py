@@ -54,6 +54,7 @@ _OWN_VOICE = re.compile(
 NEGATION_LOOKBACK = 32
 _CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|then|because|while|cause)\s")
 _NEGATED_WORD = re.compile(r"\b(?:not|never)\s+\w+|n't\s+\w+")
+_BARE_NOT = re.compile(r"^\W*not\W*$")
 _BARE_NO = re.compile(
     r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest)\W*$"
 )
@@ -248,11 +249,18 @@ class ContextRules:
     def _agrees(self, unit: Unit, before: Unit | None, group: re.Pattern[str]) -> bool:
         """A sentence of assent in its own right, as resolved or as written ("Honestly, they are."), that
         names no group of its own ("they have a point" names nobody new) and condemns nothing itself ("Not
-        wrong."); or a bare "No." that answers a condemning question ('"X are property." Wrong? No.')."""
+        wrong."); a bare "No." that answers a condemning question ('"X are property." Wrong? No.'), or a bare
+        "Not." after a condemning statement, which takes it back."""
         if unit.within is not None or group.search(unit.plain):
             return False
         if _BARE_NO.match(unit.outside_quotes):
             return before is not None and before.plain.rstrip().endswith("?") and self._condemns(before.plain)
+        if _BARE_NOT.match(unit.outside_quotes):  # "..., and it hurt. Not.": the rejection taken back
+            return (
+                before is not None
+                and not before.plain.rstrip().endswith("?")
+                and self._condemns(before.plain)
+            )
         written = unit.plain if not unit.quotes else unit.outside_quotes
         return any(self.agreement.search(t) for t in (unit.outside_quotes, written)) and not (
             self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))
