@@ -100,6 +100,8 @@ def test_hate_dressed_as_counter_speech_still_blocks(moderator, text):
         "I'm smoking a fag on the balcony, back in five minutes.",
         "The chink in the armour was obvious.",
         "My bitch had six puppies.",
+        # a name that holds the word, after a possessive the speller once split ("off a's dyke")
+        "Offa's Dyke path runs along the Welsh border.",
     ],
 )
 def test_a_slur_homonym_is_read_in_its_other_sense(moderator, text):
@@ -135,6 +137,8 @@ def test_a_slur_the_speaker_reclaims_for_themselves_passes(moderator, text):
         "Look at that ugly bitch with her dog.",
         "I won't serve kikes in my restaurant.",
         "My new boss is a raghead.",
+        "Offa's dyke is a disgusting animal.",
+        "Offa's dyke next door is a pervert.",
     ],
 )
 def test_a_slur_behind_a_homonym_or_a_claimed_identity_still_blocks(moderator, text):

@@ -600,6 +600,8 @@ def test_an_ordinary_word_is_not_repaired_into_harm(checks, text):
         "Is calling Jews vermin okay? Not.",
         "Racism is wrong. I can't say it enough.",
         '"Refugees are rats" is a vile lie. I can\'t say it enough.',
+        # the speller split "Offa's" into "off a's" (modp, precision round 4)
+        "Offa's Dyke path runs along the Welsh border.",
     ],
 )
 def test_the_look_alikes_of_these_payloads_pass(checks, text):
@@ -626,8 +628,7 @@ def test_the_look_alikes_of_these_payloads_pass(checks, text):
         "Jews were blamed for the plague in medieval Europe.",
         "Refugees always complain about the paperwork, and who can blame them?",
         "Disabled people were seen as a burden by the eugenics movement, a view we now reject.",
-        # a homonym beside a group's name ("Welsh") or with its other sense in another clause
-        "Offa's Dyke path runs along the Welsh border.",
+        # a homonym with its other sense in another clause
         "He bummed a fag off me and then we walked along the dyke to the pub.",
     ],
 )

@@ -327,8 +327,10 @@ def _build_speller(
         known, targets = vocabulary(corpus)
         listed = _listed_words(config.lexicon)  # "dishonest", "detest": words the rules name, examples or not
         core, misreadable = _core_words(targets | listed, config.lexicon)
-        # Every word the rails' own patterns spell ("appalling", "condemned") is a word, never a typo.
-        patterns = re.sub(r"\\[a-z]", " ", str(config.context) + " ".join(config.lexicon.values()))
+        # Every word the rails' own patterns spell ("appalling", "condemned", the homonyms' "Offa's Dyke") is a
+        # word, never a typo.
+        homonyms = " ".join(sense.context.pattern for sense in config.senses.homonyms)
+        patterns = re.sub(r"\\[a-z]", " ", str(config.context) + " ".join(config.lexicon.values()) + homonyms)
         spelled = frozenset(re.findall(r"[a-z]{3,}", patterns))
         standalone = {w for w in core if any(r.blocks_alone(w) for r in config.categories)}
         return Speller(

@@ -118,12 +118,14 @@ def _in_sense(
     """A phrase of the other sense holding this occurrence ("a chink in the armour"), or a word of it a few
     words away in the same clause ("smoking a fag", not "... the fags parade"); never an occurrence aimed
     at someone or followed by who they are ("the coon who lives on our street"), nor in a hostile clause."""
-    if _aimed(text, word.start()) or _PERSON_AFTER.match(text, word.end()):
+    # a name that holds the word from before it ("Offa's Dyke") is no possessive aimed at a person
+    named = any(p.start() < word.start() and word.end() <= p.end() for p in phrases)
+    if (_aimed(text, word.start()) and not named) or _PERSON_AFTER.match(text, word.end()):
         return False
     start, end = _clause(text, word)
     if hostile.search(text, start, end):
         return False
-    if any(p.start() <= word.start() and word.end() <= p.end() for p in phrases):
+    if named or any(p.start() <= word.start() and word.end() <= p.end() for p in phrases):
         return True
     for context in nearby:
         if context.start() < start or context.end() > end:
