@@ -82,6 +82,7 @@ _PERSON_AFTER = re.compile(
     r"|couple|neighbou?rs?|teacher|doctor|people|lad|lads|bloke|blokes)\b)"
 )
 _PERSON = re.compile(r"\b(?:he|she|him|her|they|them|you|u|ya)\b")
+_NOT_HOSTILITY = r"(?!\s+(?:haters?|hating|bashers?|bashing|killers?|killing|hunters?|hunting))"
 _NEAR_WORDS = 8  # words between a word of the other sense and the homonym it settles, at most
 # where a clause ends: its punctuation, or a conjunction that starts another ("... while watching the fags");
 # "and"/"or" only before a new subject ("the dyke burst and the flood ..."), not between nouns ("faggots and
@@ -150,7 +151,8 @@ class Senses:
 
         def sense(entry: Mapping[str, Any]) -> Sense:
             word = str(entry["word"])
-            context = str(entry["context"]).replace("{word}", f"(?:{word})")
+            # ...never the word before a noun of hostility to its people ("a real nigga hater")
+            context = str(entry["context"]).replace("{word}", f"(?:{word}){_NOT_HOSTILITY}")
             return Sense(re.compile(rf"\b(?:{word})\b"), str(entry["means"]), re.compile(expand(context)))
 
         hostile = str(data.get("hostile") or "(?!)")
