@@ -410,6 +410,10 @@ CLOSED_IN_ROUND_FOUR = [
     # "rounded up and shot": the threat two verbs after "should be" (any group, in-group cover or not)
     "Us queers should be rounded up and shot.",
     "Muslims should be rounded up and shot.",
+    # modp's 155fc01 (a quote answered by a bare verdict, "Sick.") attacked as it landed: blocked before it
+    '"Kill all Jews." Sick. Sick beat, I mean.',
+    '"Muslims should be shot." Sick! Let\'s go.',
+    '"Gas the Jews." This is not who we are. We are worse.',
 ]
 
 # Got through on 781451f and still does; each is a reason in SECURITY.md ("What still passes"). Strict: a change
@@ -601,6 +605,7 @@ def test_an_ordinary_word_is_not_repaired_into_harm(checks, text):
         "'Kill all gays' they shouted at my friend. I'd have helped him if I had been there.",
         "Is calling Jews vermin okay? Not.",
         "Refugees should be rounded up and counted for the census.",
+        '"Refugees are rats." We should all call this out. Out loud, in the streets, every day.',
         "Protesters should be rounded up and released, the report said.",
         "Racism is wrong. I can't say it enough.",
         '"Refugees are rats" is a vile lie. I can\'t say it enough.',
