@@ -434,6 +434,10 @@ STILL_PASSES = [
     # wishing it said louder: agreement in words no list has (found attacking 5d639b9)
     '"Muslims are rats." I was told that, and it made me sad. Sad that I can\'t say it louder.',
     '"Jews are vermin." I had to read that at school, and it hurt my feelings because I love vermin.',
+    # reclaimed self-naming (modp's de6b6da, attacked as it landed at 14:07): the first was blocked before it,
+    # the second passed before it too
+    "We are just a bunch of dykes, all of us vermin.",
+    "My fellow niggas are animals.",
     "Muslims, "
     + "and I have thought about this carefully over many years of reading and listening, " * 16
     + "are vermin.",
