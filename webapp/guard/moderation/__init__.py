@@ -181,7 +181,8 @@ class Moderator:
         """
         if not text.strip():
             return None
-        normal = self._normalise(text)
+        plain = normalise(text, self.config.substitutions)
+        normal = self._speller(plain) if self._speller is not None else plain
         rules = [r for r in self.config.categories if r.applies_to(stage)]
         for rule in rules:
             if rule.raw_text and rule.matches(normal):
@@ -191,7 +192,7 @@ class Moderator:
             finding = self._judge_unit(unit, stage, rules)
             if finding is not None:
                 return finding
-        for unit in (u for reading in self._other_readings(text, normal) for u in reading):
+        for unit in (u for reading in self._other_readings(text, normal, plain) for u in reading):
             hit = first_match(rules, unit, self._context)
             if hit is not None:
                 return ModerationFinding(hit.name, hit.reason)
@@ -255,13 +256,14 @@ class Moderator:
         reason = next((r.reason for r in self.config.categories if r.name == rule), default_reason)
         return ModerationFinding(rule, reason)
 
-    def _other_readings(self, text: str, normal: str) -> list[list[Unit]]:
+    def _other_readings(self, text: str, normal: str, plain: str) -> list[list[Unit]]:
         """Readings only the rules judge: a "1" inside a word read as "l" ("b1ack"; "i" came first),
         dictionary words one slip from a group name or a word of contempt ("I hat wmen"), the text without
         what it strikes through ("X are ~~not~~ vermin"), with its soft line breaks read as spaces, with
         its table rows and dotted words read across ("| X | are | vermin |", "x.are.vermin"), with a
-        no-break or other Unicode space between letters taken out ("ver\u00a0min"), and with its
-        scare-quoted words as plain ("X are 'vermin'")."""
+        no-break or other Unicode space between letters taken out ("ver\u00a0min"), with its
+        scare-quoted words as plain ("X are 'vermin'"), and with a space typed inside a group's name or a
+        word the rules list taken out ("wo men", "dis gusting")."""
         readings = []
         if _DIGIT_ONE_IN_WORD.search(text):
             readings.append(self._units(self._normalise(text, one_as="l")))
@@ -274,9 +276,11 @@ class Moderator:
         ):
             if shown is not None:
                 readings.append(self._units(self._normalise(shown)))
-        alternative = self._speller.alternative(normal) if self._speller is not None else None
-        if alternative is not None:
-            readings.append(self._units(alternative))
+        if self._speller is not None:
+            # a space typed inside a word is found before the speller reads its halves as other words
+            for reading in (self._speller.alternative(normal), self._speller.rejoined(plain)):
+                if reading is not None:
+                    readings.append(self._units(reading))
         return readings
 
     def _units(self, normal: str) -> list[Unit]:

@@ -98,6 +98,30 @@ class Speller:
             return match.group(0)
         return f"{ending} {rest}"
 
+    def rejoined(self, text: str) -> str | None:
+        """The text with a space typed inside a harm word taken out ("wo men", "dis gusting", "ver min",
+        "Je ws"), or None: two neighbouring pieces whose concatenation is a group name or a word the rules
+        list, and that are not two words of their own read together ("use less")."""
+        pieces = _PIECE.findall(text)
+        out: list[str] = []
+        i = 0
+        while i < len(pieces):
+            if i + 2 < len(pieces) and pieces[i + 1] == " " and self._spaced_word(pieces[i], pieces[i + 2]):
+                out.append(pieces[i] + pieces[i + 2])
+                i += 3
+            else:
+                out.append(pieces[i])
+                i += 1
+        reading = "".join(out)
+        return self(reading) if reading != text else None
+
+    def _spaced_word(self, head: str, tail: str) -> bool:
+        whole = head + tail
+        if whole not in self._core or f"{head} {tail}" in _SPACED_PHRASES:
+            return False
+        # A slur is blocked alone, so two words of its own never make one ("a wet back", "towel head").
+        return whole not in self._standalone or head not in self._known or tail not in self._known
+
     def alternative(self, text: str) -> str | None:
         """The text with dictionary words read as the core harm word they are one slip from, or as the two
         words a dropped space made them ("x area burden": "are a"), or None."""
@@ -180,6 +204,15 @@ class Speller:
                     yield [head, *rest]
 
 
+# Words and what lies between them.
+_PIECE = re.compile(r"[a-z]+|[^a-z]+")
+# Pairs of words that spell a harm word together and mean something else apart.
+# Pairs of words that spell a harm word together and mean something else apart ("I will be at your house"
+# is no beating).
+_SPACED_PHRASES = frozenset(
+    "be at|be head|use less|care less|hope less|point less|worth less|count less|home less|any more|some one"
+    "|re fuse|ref use|live stock|proper ty|back ward|back wards|thin gs|her ds|in sane".split("|")
+)
 # Dictionary words that a dropped space makes out of a statement's own words: read apart by the rules only.
 _GLUED_DICTIONARY_WORDS = {"area": "are a"}
 # Short words a sentence cannot do without, which evaders run into the next or the last word.
