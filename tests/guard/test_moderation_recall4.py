@@ -81,6 +81,12 @@ PERSONAL_HARM = [
     "Everyone would be happier if you just disappeared.",
     "Nobody wants your opinion, freak.",
     "I'm going to make your life a living hell.",
+    "Go play in traffic.",  # incitement idioms
+    "Why don't you take a long walk off a short pier?",
+    "Just go die in a hole.",
+    "Eat a bullet, loser.",
+    "Neck yourself.",
+    "You should jump off a bridge.",
 ]
 PERSONAL_HARM_TWINS = [
     "We know what school your daughter goes to, she's in my son's class.",
@@ -101,6 +107,10 @@ PERSONAL_HARM_TWINS = [
     "Everyone would be happier if you came to the barbecue.",
     "If you are thinking of ending it, please talk to someone or call a helpline.",
     "Telling someone nobody would come to their funeral is bullying.",
+    "We jumped off a cliff into the sea on holiday.",
+    "The kids play in the traffic-free zone.",
+    "Let's take a long walk on the pier.",
+    "Don't burn yourself on the stove.",
 ]
 
 # Violence meant for a group, without a violent verb.
