@@ -87,6 +87,8 @@ PERSONAL_HARM = [
     "Eat a bullet, loser.",
     "Neck yourself.",
     "You should jump off a bridge.",
+    "You should throw yourself under a train.",
+    "Nobody would miss you if you stepped in front of a train.",
 ]
 PERSONAL_HARM_TWINS = [
     "We know what school your daughter goes to, she's in my son's class.",
@@ -101,6 +103,9 @@ PERSONAL_HARM_TWINS = [
     "Therapy is cheaper than people think at the community clinic.",
     "Take the whole bottle to the recycling bin.",
     "If I were you I'd wait until spring.",
+    # a train is a way to travel: only a person in front of or under one names the harm
+    "If I were you I'd take the train.",
+    "You should take the train, it is cheaper than flying.",
     "I'll post your birthday card tomorrow.",
     "Your mother must be proud of you.",
     "Nobody will ever replace you in our hearts.",
