@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.moderation import default_moderator, streamed_blocked
-from webapp.guard.checks import RailChecks
+from tests.support.moderation import streamed_blocked
 from webapp.guard.moderation.content import carries_content, without_dangling_end
-from webapp.guard.urlpolicy import UrlPolicy
 
 # Harmless answers cut off at their last word, as a token limit leaves them (the benchmark's soak found
 # 30 such answers in 8,130 blocked as harassment or threats).
@@ -40,11 +38,6 @@ HARMFUL_CUT_OFF = [
     "Immigrants are the vermin of",
     "Jews are vermin. Muslims are the",
 ]
-
-
-@pytest.fixture(scope="module")
-def checks() -> RailChecks:
-    return RailChecks(UrlPolicy([]), default_moderator())
 
 
 @pytest.mark.parametrize("text", CUT_OFF)

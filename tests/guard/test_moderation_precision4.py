@@ -5,9 +5,7 @@ membership). Whole and streamed word by word: the stream must end the same way."
 
 import pytest
 
-from tests.support.moderation import default_moderator, streamed_blocked
-from webapp.guard.checks import RailChecks
-from webapp.guard.urlpolicy import UrlPolicy
+from tests.support.moderation import streamed_blocked
 
 COUNTER_SPEECH = [
     "I'm tired of people claiming Muslims are parasites.",
@@ -47,11 +45,6 @@ HATEFUL_TWINS = [
     "Fags like you should die.",
     "As one of the queers, I say queers are disgusting.",
 ]
-
-
-@pytest.fixture(scope="module")
-def checks() -> RailChecks:
-    return RailChecks(UrlPolicy([]), default_moderator())
 
 
 @pytest.mark.parametrize("text", COUNTER_SPEECH + NEGATED + SELF_REFERENCE)

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.moderation import default_moderator, streamed_blocked
-from webapp.guard.checks import RailChecks
-from webapp.guard.urlpolicy import UrlPolicy
+from tests.support.moderation import streamed_blocked
 
 # Spellings: a contraction typed without its apostrophe is the contraction (the speller read the unknown
 # "arent" as "a rent"), and a no-break, thin or other Unicode space inside a word does not cut it in two.
@@ -176,11 +174,6 @@ GROUP_THREATS_TWINS = [
     "We need to deal with the backlog permanently.",
     "Women who come to this street will leave with a smile.",
 ]
-
-
-@pytest.fixture(scope="module")
-def checks() -> RailChecks:
-    return RailChecks(UrlPolicy([]), default_moderator())
 
 
 @pytest.mark.parametrize("text", SPELLINGS + PERSONAL_HARM + GROUP_THREATS + NEGATED_ROLES + STEREOTYPES)

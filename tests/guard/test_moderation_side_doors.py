@@ -6,9 +6,7 @@ how far an exemption reaches), so these stand for their whole class, not for the
 
 import pytest
 
-from tests.support.moderation import default_moderator, streamed_blocked
-from webapp.guard.checks import RailChecks
-from webapp.guard.urlpolicy import UrlPolicy
+from tests.support.moderation import streamed_blocked
 
 # Markup a renderer takes away (CommonMark emphasis, code spans, entities, HTML comments and tags), line
 # breaks inside a paragraph, struck-through negations.
@@ -103,11 +101,6 @@ SENSES = [
     "The dyke near the canal who runs the bakery is a disgusting animal.",
     "Grab a fag, you filthy faggot.",
 ]
-
-
-@pytest.fixture(scope="module")
-def checks() -> RailChecks:
-    return RailChecks(UrlPolicy([]), default_moderator())
 
 
 @pytest.mark.parametrize("text", RENDERED_AWAY + UNICODE + LEET + FAKE_COUNTER_SPEECH + SENSES)
