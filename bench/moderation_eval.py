@@ -45,8 +45,6 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -54,6 +52,7 @@ from webapp.guard.moderation import ModerationConfig, Moderator  # noqa: E402
 from webapp.guard.moderation.corpus import load_example_file, load_templates  # noqa: E402
 from webapp.guard.moderation.embedder import shared_encoder  # noqa: E402
 from webapp.guard.rails import Guard  # noqa: E402
+from webapp.guard.yamlfile import load_yaml  # noqa: E402
 
 CORPORA = {
     "heldout": ROOT / "tests" / "data" / "moderation_heldout.yaml",
@@ -96,7 +95,7 @@ def load_corpus(name: str, source: str = "all") -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     if source in ("all", "file"):
         if name in CORPORA:
-            data = yaml.safe_load(CORPORA[name].read_text(encoding="utf-8"))
+            data = load_yaml(CORPORA[name])
             groups = data.pop("groups", None) or [{}]
             rows += [
                 (label, c, text)
@@ -127,7 +126,7 @@ def _fill(template: str, group: dict[str, str]) -> str:
 
 
 def build_moderator() -> Moderator:
-    config = yaml.safe_load((RAILS / "config.yml").read_text(encoding="utf-8"))["custom_data"]["moderation"]
+    config = load_yaml(RAILS / "config.yml")["custom_data"]["moderation"]
     wall, cpu = time.perf_counter(), time.process_time()
     moderator = Moderator(ModerationConfig.from_mapping(config), rails_dir=RAILS)
     moderator.wait_ready(300)

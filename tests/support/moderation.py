@@ -9,14 +9,13 @@ from __future__ import annotations
 import functools
 import re
 
-import yaml
-
 from tests.support.paths import RAILS_DIR
 from webapp.guard.checks import RailChecks
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.outputfilter import Channel, OutputFilter
+from webapp.guard.yamlfile import load_yaml
 
-MODERATION_CONFIG = yaml.safe_load((RAILS_DIR / "config.yml").read_text())["custom_data"]["moderation"]
+MODERATION_CONFIG = load_yaml(RAILS_DIR / "config.yml")["custom_data"]["moderation"]
 
 
 @functools.cache

@@ -31,6 +31,7 @@ from webapp.guard.offload import Offload
 from webapp.guard.outputfilter import OutputFilter
 from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
+from webapp.guard.yamlfile import load_yaml
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,7 @@ class Guard:
         nemo_runtime: bool = False,
         cache_dir: Path | None = None,  # the moderation examples' embeddings are kept here between starts
     ) -> Guard:
+        load_yaml(rails_dir / "config.yml")  # NeMo's loader keeps the last of a key written twice: refuse it
         config = RailsConfig.from_path(str(rails_dir))
         settings = GuardSettings.from_custom_data(config.custom_data or {}, url_allowlist)
         if not settings.model_moderation.enabled:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from webapp.guard.yamlfile import load_yaml
 
 Split = Literal["train", "dev", "heldout"]
 TRAIN_GROUPS_PER_TEMPLATE = 3  # the fit needs the phrasing more than every group (and start-up stays short)
@@ -47,7 +47,7 @@ def load_templates(path: Path, split: Split, *, all_groups: bool = True) -> list
     The train split also holds the file's ``train_only`` templates (never measured), and every harmful
     train sentence comes with a misspelt twin, so the classifier sees the evasions it is meant to catch
     (the dev and held-out splits keep one variant per template, as they were measured)."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path) or {}
     groups: list[Mapping[str, str]] = data.get("groups") or []
     sources = [(data, True)] + ([(data.get("train_only") or {}, False)] if split == "train" else [])
     examples: list[Example] = []
@@ -117,7 +117,7 @@ def misspell(text: str, *, anywhere: bool = False) -> str:
 
 def load_example_file(path: Path) -> list[Example]:
     """``rails/moderation_examples.yml`` as examples (its sentences are all training data)."""
-    data: Mapping[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data: Mapping[str, Any] = load_yaml(path) or {}
     expected = {"harmful": "block", "allowed": "pass"}
     return [
         Example(expected[section], str(category), str(text), str(text))  # type: ignore[arg-type]

@@ -81,13 +81,32 @@ def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
     return re.sub(r"\{([a-z_]+)\}", replace, pattern)
 
 
+_LIST_NAME = re.compile(r"\{([a-z_]+)\}")
+
+
 def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
-    """Word lists are YAML lists of regex alternatives (or one string); later lists may use earlier ones."""
+    """Word lists are YAML lists of regex alternatives (or one string) and may name other lists, above or
+    below them: the file means the same in any order (a re-sorted file once stopped the app at start). A
+    list that names an unknown list, or itself through others, is a config error that names them."""
+    written = {
+        str(name): "|".join([words] if isinstance(words, str) else [str(w) for w in words])
+        for name, words in data.items()
+    }
     lexicon: dict[str, str] = {}
-    for name, words in data.items():
-        alternatives = [words] if isinstance(words, str) else [str(w) for w in words]
-        lexicon[str(name)] = expand("|".join(alternatives), lexicon)
-    return lexicon
+
+    def resolved(name: str, trail: tuple[str, ...]) -> str:
+        if name in lexicon:
+            return lexicon[name]
+        if name in trail:
+            cycle = " -> ".join(f"{{{n}}}" for n in (*trail[trail.index(name) :], name))
+            raise ValueError(f"moderation word list {{{name}}} names itself: {cycle}")
+        if name not in written:
+            raise ValueError(f"moderation word list {{{trail[-1]}}} names an unknown word list {{{name}}}")
+        inner = _LIST_NAME.sub(lambda m: f"(?:{resolved(m.group(1), (*trail, name))})", written[name])
+        lexicon[name] = inner
+        return inner
+
+    return {name: resolved(name, ()) for name in written}
 
 
 def _compile(pattern: str, lexicon: Mapping[str, str]) -> re.Pattern[str]:

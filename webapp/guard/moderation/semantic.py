@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from webapp.guard.moderation.content import carries_content, without_dangling_end
 from webapp.guard.moderation.corpus import load_example_file, load_templates
@@ -42,6 +41,7 @@ from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.patterns import ContextRules, expand
 from webapp.guard.moderation.text import Unit
+from webapp.guard.yamlfile import load_yaml
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def load_examples(path: Path, templates: Path | None = None) -> tuple[list[str],
     the finer functional ones, mapped to the rule they belong to by the corpus's ``rules``)."""
     examples = load_example_file(path)
     if templates is not None:
-        rules = yaml.safe_load(templates.read_text(encoding="utf-8")).get("rules") or {}
+        rules = load_yaml(templates).get("rules") or {}
         examples += [
             replace(e, category=rules.get(e.category, e.category))
             for e in load_templates(templates, "train", all_groups=False)

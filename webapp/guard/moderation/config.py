@@ -1,0 +1,73 @@
+"""The moderation settings as read from ``rails/config.yml``: one frozen record the tiers are built from.
+
+The word lists are compiled here once (``patterns.compile_lexicon``), so every rule, sense and context
+pattern that names ``{group}`` or ``{dehumanising}`` gets the same alternatives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.guard.moderation.patterns import CategoryRule, compile_lexicon, expand
+from webapp.guard.moderation.semantic import SemanticConfig
+from webapp.guard.moderation.senses import Senses
+
+
+@dataclass(frozen=True)
+class ModerationConfig:
+    profanity_enabled: bool = True
+    # alt-profanity-check scores mild words high ("what the hell" 0.97), so only near-certain abuse blocks.
+    thresholds: Mapping[str, float] = field(default_factory=lambda: {"input": 0.99, "output": 0.99})
+    profanity_reason: str = "abusive or profane language is not allowed here"
+    untargeted_profanity: str = "allow"  # "block": any profanity blocks, not only swearing aimed at someone
+    profanity_person: str = ""  # regex (lexicon names allowed): a person that swearing is aimed at
+    # regex: swear words proper. A negated unit without one is left to the rules: the profanity model scores
+    # "people are not stupid" 0.9998, it learnt the insult, not the "not".
+    swear_words: str = ""
+    categories: tuple[CategoryRule, ...] = ()
+    lexicon: Mapping[str, str] = field(default_factory=dict)
+    substitutions: Mapping[str, str] = field(default_factory=dict)
+    context: Mapping[str, Any] = field(default_factory=dict)
+    senses: Senses = field(default_factory=Senses)
+    semantic: SemanticConfig = field(default_factory=lambda: SemanticConfig(enabled=False))
+    load_timeout_s: float = 60.0  # a check waits this long for the embedding model at start, then refuses
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> ModerationConfig:
+        data = data or {}
+        profanity = data.get("profanity", {}) or {}
+        lexicon = compile_lexicon(data.get("lexicon", {}) or {})
+        return cls(
+            profanity_enabled=bool(profanity.get("enabled", True)),
+            thresholds={
+                "input": float(profanity.get("input_threshold", 0.99)),
+                "output": float(profanity.get("output_threshold", 0.99)),
+            },
+            profanity_reason=str(profanity.get("reason", cls.profanity_reason)),
+            untargeted_profanity=_choice(profanity.get("untargeted", "allow"), ("allow", "block")),
+            profanity_person=str(profanity.get("person", "")),
+            swear_words=str(profanity.get("swear_words", "")),
+            categories=tuple(CategoryRule.from_mapping(c, lexicon) for c in data.get("categories", ()) or ()),
+            lexicon=lexicon,
+            substitutions={
+                str(k): str(v)
+                for k, v in {**(data.get("substitutions") or {}), **(data.get("idioms") or {})}.items()
+            },
+            context=data.get("context", {}) or {},
+            senses=Senses.from_mapping(data.get("senses"), lambda pattern: expand(pattern, lexicon)),
+            semantic=SemanticConfig.from_mapping(data.get("semantic") or {"enabled": False}),
+            load_timeout_s=float(data.get("load_timeout_s", 60.0)),
+        )
+
+    @property
+    def group(self) -> re.Pattern[str]:
+        return re.compile(r"\b(?:" + self.lexicon["group"] + r")\b" if "group" in self.lexicon else "(?!)")
+
+
+def _choice(value: object, allowed: tuple[str, ...]) -> str:
+    if str(value) not in allowed:
+        raise ValueError(f"moderation setting must be one of {', '.join(allowed)}, not {value!r}")
+    return str(value)
