@@ -17,6 +17,7 @@
     python -m bench.moderation_eval --corpus recall4-dev    # ...and its studied probes
     python -m bench.moderation_eval --corpus precision4     # the fourth precision round's held-out set
     python -m bench.moderation_eval --corpus precision4-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus precision5     # the fifth precision round's held-out set
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -82,6 +83,9 @@ CORPORA = {
     # statements beside their hateful twins; the held-out part was written before the round and never studied.
     "precision4": ROOT / "tests" / "data" / "moderation_precision_heldout4.yaml",
     "precision4-dev": ROOT / "tests" / "data" / "moderation_precision_dev4.yaml",
+    # The fifth precision round: history, perpetrators named, compassion, technical kills, answers cut off,
+    # neutral statements, counter-speech, each beside its hateful twin; written before the round, never studied.
+    "precision5": ROOT / "tests" / "data" / "moderation_precision_heldout5.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -254,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             "recall4-dev",
             "precision4",
             "precision4-dev",
+            "precision5",
         ),
         default="heldout",
     )
