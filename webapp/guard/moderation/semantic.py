@@ -49,6 +49,9 @@ ALLOWED = "allowed"
 FIT_BATCH = 64  # example sentences embedded per model run at start
 SCORE_CACHE_SIZE = 8192  # texts whose score is remembered (least recently used out first)
 SCORE_CACHE_BYTES = 8 << 20  # and at most this much of them (an estimate, see memo.py)
+_COMMENT_WORDS = 6  # a sentence this short after a benign one may be a comment on it ("More please.")
+# Leading conjunctions and trailing punctuation around a unit, not part of its shape.
+_BENIGN_EDGES = re.compile(r"^\W*(?:(?:and|but|so|yes|yeah|well|after all|of course)\W+)*|[\s.!?,;:'\")]+$")
 _UNNEGATE = (
     (re.compile(r"\b(no one|nobody)\b"), "everyone"),
     (re.compile(r"\bnothing\b"), "everything"),
@@ -81,12 +84,20 @@ class SemanticConfig:
     # any negation may.
     negated_harm: str = ""
     swearing: str = ""  # regex (lexicon names allowed): words taken out before a unit is embedded
+    # regex (lexicon names allowed): whole units of ordinary text this classifier over-reads ("X are here to
+    # stay", "X were enslaved"): it leaves them to the rules, which still judge every word
+    benign: str = ""
+    # regex (lexicon names allowed): phrases that name no harm ("kill the cron job"), not counted as anchors
+    inert: str = ""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
         data = dict(data or {})
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         known["anchors"] = dict(known.get("anchors") or {})
+        for name in ("benign", "inert"):  # a list of alternatives, or one regex
+            if isinstance(known.get(name), list):
+                known[name] = "|".join(f"(?:{p})" for p in known[name])
         return cls(**known)
 
 
@@ -221,6 +232,9 @@ class SemanticTier:
         swearing: re.Pattern[str] | None = None,
         *,
         negated_harm: re.Pattern[str] | None = None,
+        benign: re.Pattern[str] | None = None,
+        inert: re.Pattern[str] | None = None,
+        group: re.Pattern[str] | None = None,
     ) -> None:
         self.config = config
         self._context = context
@@ -230,6 +244,9 @@ class SemanticTier:
         self._anchors = dict(anchors or {})
         self._swearing = swearing
         self._negated_harm = negated_harm
+        self._benign = benign
+        self._groupre = group
+        self._inert = inert
         self._classifier: SemanticClassifier | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
@@ -253,6 +270,9 @@ class SemanticTier:
             each(config.anchors),
             one(config.swearing),
             negated_harm=one(config.negated_harm),
+            benign=one(config.benign),
+            inert=one(config.inert),
+            group=one(r"\b(?:{group})\b") if "group" in lexicon else None,
         )
 
     def build(
@@ -287,7 +307,9 @@ class SemanticTier:
         # A clause split off its sentence is for the rules: alone, "they make the world more fun" resolved
         # to "gay people make ..." is the bare "X are/do ..." statement this classifier over-reads.
         candidates = [
-            u for u in units if u.within is None and self.wants(u) and not self._context.is_counter_speech(u)
+            u
+            for u in self._with_benign_read_on(units)
+            if u.within is None and self.wants(u) and not self._context.is_counter_speech(u)
         ]
         if not candidates:
             return None
@@ -309,6 +331,33 @@ class SemanticTier:
                 return category
         return None
 
+    def _with_benign_read_on(self, units: Sequence[Unit]) -> list[Unit]:
+        """The units without the benign ones, unless a short sentence of no group of its own follows: it
+        may say what the first one meant ("X are here to stay. Like a tumour.", "X were deported. More
+        please."), so the benign unit is judged as before, alone and together with it."""
+        kept: list[Unit] = []
+        for i, unit in enumerate(units):
+            after = next((u for u in units[i + 1 :] if u.within is None), None)
+            if not self._is_benign(unit):
+                kept.append(unit)
+            elif after is not None and self._reads_on(after):
+                joined = f"{unit.plain} {after.plain}"
+                kept += [unit, Unit(joined, joined, (), endorsed=unit.endorsed)]
+        return kept
+
+    def _reads_on(self, unit: Unit) -> bool:
+        """A sentence too short to stand alone that names no group: a comment on the one before."""
+        grouped = self._groupre is not None and bool(self._groupre.search(unit.plain))
+        return not grouped and len(unit.plain.split()) <= _COMMENT_WORDS
+
+    def _is_benign(self, unit: Unit) -> bool:
+        """A unit that is nothing but a shape of ordinary text this classifier over-reads (the whole unit:
+        one more word, "X are here to stay, like a plague", and it is judged again)."""
+        if self._benign is None:
+            return False
+        said = _BENIGN_EDGES.sub("", unit.plain)
+        return bool(self._benign.fullmatch(said))
+
     def _may_deny(self, text: str) -> bool:
         """Whether the unit's negation may deny harm: it stands over a harm word, or the unit opens by
         denying what follows ("It's not true that ...")."""
@@ -325,4 +374,8 @@ class SemanticTier:
 
     def _anchored(self, category: str, text: str) -> bool:
         anchor = self._anchors.get(category)
-        return anchor is None or bool(anchor.search(text))
+        if anchor is None:
+            return True
+        # "kill the cron job": the kill is a process's, no anchor of harm
+        named = self._inert.sub(" ", text) if self._inert is not None else text
+        return bool(anchor.search(named))
