@@ -10,8 +10,8 @@ from tests.support.moderation import MODERATION_CONFIG
 from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig
 from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii, spells_only_lower_case
+from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_example_file
-from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.text import normalise
 
 CONFIG = ModerationConfig.from_mapping(MODERATION_CONFIG)

@@ -14,9 +14,9 @@ from tests.support.moderation import MODERATION_CONFIG as CONFIG
 from tests.support.paths import RAILS_DIR
 from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator
+from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import Split, load_templates
 from webapp.guard.moderation.embedder import CachedEncoder, shared_encoder
-from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.semantic import load_examples
 from webapp.guard.moderation.text import Speller, normalise, split_units
 from webapp.guard.rails import Guard

@@ -13,8 +13,8 @@ from tests.support.moderation import MODERATION_CONFIG as CONFIG
 from tests.support.paths import RAILS_DIR
 from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator, semantic
+from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_templates
-from webapp.guard.moderation.patterns import ContextRules
 from webapp.guard.moderation.semantic import SemanticTier, _example_vectors
 from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.text import split_units, strip_frame

@@ -8,7 +8,7 @@ import pytest
 from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation.config import ModerationConfig
 from webapp.guard.moderation.corpus import load_example_file, load_templates
-from webapp.guard.moderation.patterns import compile_lexicon
+from webapp.guard.moderation.lexicon import compile_lexicon
 from webapp.guard.rails import Guard
 from webapp.guard.yamlfile import DuplicateKeyError, load_text, load_yaml
 

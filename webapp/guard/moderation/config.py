@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from webapp.guard.moderation.patterns import CategoryRule, compile_lexicon, expand
+from webapp.guard.moderation.lexicon import compile_lexicon, expand
+from webapp.guard.moderation.patterns import CategoryRule
 from webapp.guard.moderation.semantic import SemanticConfig
 from webapp.guard.moderation.senses import Senses
 

@@ -12,10 +12,12 @@ import threading
 from pathlib import Path
 
 from webapp.guard.moderation.config import ModerationConfig
+from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.embedder import Encoder, shared_encoder
 from webapp.guard.moderation.findings import ModerationFinding
+from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, verdict_bytes
-from webapp.guard.moderation.patterns import CategoryRule, ContextRules, expand, first_match
+from webapp.guard.moderation.patterns import CategoryRule, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticTier
 from webapp.guard.moderation.surface import closed_spaces, joined_lines, read_across, unquoted, without_struck

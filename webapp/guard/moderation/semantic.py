@@ -36,10 +36,11 @@ from typing import Any
 import numpy as np
 
 from webapp.guard.moderation.content import carries_content, without_dangling_end
+from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
+from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, text_bytes
-from webapp.guard.moderation.patterns import ContextRules, expand
 from webapp.guard.moderation.text import Unit
 from webapp.guard.yamlfile import load_yaml
 

@@ -1,0 +1,238 @@
+"""What turns harmful words into their opposite, or takes that excuse away again: ``moderation.context``.
+
+Negation ("X are not vermin"), counter-speech that reports or condemns what it quotes or frames ("Saying 'X'
+is racist"), and what voids that excuse: agreement in the same or a later sentence ("..., said no one
+ever", "It's the plain truth."). Claims a text makes without saying them in one sentence ("Rats are
+cleaner.", "X were deported. Good.") are written out here as sentences every tier judges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from webapp.guard.moderation.caseless import CaselessPattern
+from webapp.guard.moderation.lexicon import NEVER, caseless
+from webapp.guard.moderation.text import Unit
+
+# A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
+_MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|them|you|you're|we|he|she|it)\s")
+# What a group is said to be, up to the first word of the predicate: "is" only after a singular (in
+# "Threatening trans people is a crime" it is the speaker's verdict), and not a negated predicate ("Jokes
+# about X are never funny" is the verdict on the jokes), nor a group that is the object of harm ("People who
+# want to kill X are dangerous"), nor one a statement is about ("Statements like that about X are hateful").
+_PREDICATION = (
+    r"(?<!kill )(?<!hurt )(?<!harm )(?<!attack )(?<!harass )(?<!threaten )(?<!abuse )(?<!insult )(?<!mock )"
+    r"(?<!hate )(?<!beat )(?<!target )(?<!bully )(?<!shoot )(?<!murder )"
+    r"(?<!about )(?<!against )(?<!toward )(?<!towards )(?<!regarding )(?<!targeting )(?<!aimed at )"
+    r"\b(?:{group})\s+(?:are|(?<!people )(?<!men )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
+    r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
+    r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
+)
+# A clause in the speaker's own voice is never covered by the counter-speech around it ("If you hate X,
+# unfollow me, because I hate them even more").
+_OWN_VOICE = re.compile(
+    r"(?:and |so |because |but |plus )?(?:i|we|i'm|we're|i've|we've|i'd|we'd|i'll|we'll)\b"
+)
+_NEGATED_WORD = re.compile(r"\b(?:not|never)\s+\w+|n't\s+\w+")
+_BARE_NOT = re.compile(r"^\W*not\W*$")
+_BARE_NO = re.compile(
+    r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest)\W*$"
+)
+# "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
+_GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
+_YES = re.compile(r"\b(?:yes|yeah|yep|yup|absolutely|definitely|obviously|of course|certainly|totally)\W*$")
+# An insult of a group named, asserted, denied or framed: "x are (not) vermin", "call x rats", "say x are rats".
+_INSULT_NAMED = (
+    r"\b({group})\s+(?:are|is|were|aren't|isn't|weren't|as|like|to)\s+(?:not\s+|never\s+)?(?:\w+\s+){0,2}?"
+    r"({dehumanising})\b|\b(?:call|calls|called|calling|say|says|said|saying)\s+(?:all\s+)?(?:the\s+)?({group})"
+    r"\s+(?:are\s+|as\s+)?(?:an?\s+)?({dehumanising})\b"
+)
+
+
+@dataclass(frozen=True)
+class ContextRules:
+    """What makes a unit counter-speech or negated; compiled once from ``moderation.context``."""
+
+    negation: CaselessPattern
+    frames: CaselessPattern  # the unit talks about saying/doing something ("Calling X ...", "Anyone who")
+    condemnation: CaselessPattern  # ...and condemns or reports it ("is racist", "was banned", "myth")
+    denial: CaselessPattern  # the unit opens by denying what follows ("It's not true that", "I don't think")
+    # the speaker agrees with what they frame ("... and they are right", "It's not hate speech to say"): no excuse
+    endorsement: CaselessPattern = NEVER
+    # a negation right before an insult ("are not objects", "never criminals"): the unit denies the insult
+    insult_denial: CaselessPattern = NEVER
+    # what a group is said to be ("X are evil"): a word of condemnation there is the slur, not a verdict on
+    # it ("I heard X are evil" condemns nobody; "Saying X are evil is wrong" does, after "wrong")
+    predication: CaselessPattern = NEVER
+    # someone else's claim, reported ("You claim X are ..."): like a quote, it may be rejected next sentence
+    reported: CaselessPattern = NEVER
+    # a later sentence that agrees with what an earlier one quoted or framed ("It's the plain truth.",
+    # "Couldn't have put it better myself."): the earlier one's excuse is void
+    agreement: CaselessPattern = NEVER
+    # a call for harm ("they should all be gassed"): a clause of its own that says it does not go on
+    # condemning, whatever the sentence it is part of condemns
+    harm_call: CaselessPattern = NEVER
+    # the insult declared too good for the group ("Rats are cleaner.", "an insult to animals")
+    outdoing: CaselessPattern = NEVER
+    # where a text names an insult of a group, denied, framed or not ("X are not vermin", "call X rats")
+    insult_named: CaselessPattern = NEVER
+    # a yes-or-no question about a group ("Are X terrorists?"), answered yes in the next sentence
+    group_question: CaselessPattern = NEVER
+    # harm reported as done to a group ("X were deported"), and approval of it in the same sentence's tail or
+    # as the next sentence ("..., as God intended", "Good.", "Bring it back."): the claim "X deserved to be ..."
+    harm_reported: CaselessPattern = NEVER
+    approval: CaselessPattern = NEVER
+    # a comparison said as a sentence of its own ("Like a tumour."), after a sentence that names a group
+    likened: CaselessPattern = NEVER
+    group_named: CaselessPattern = NEVER
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
+        def alternatives(key: str) -> CaselessPattern:
+            return caseless("|".join(f"(?:{p})" for p in data.get(key, ()) or ("(?!)",)), lexicon)
+
+        return cls(
+            alternatives("negation"),
+            alternatives("frames"),
+            alternatives("condemnation"),
+            alternatives("denial"),
+            alternatives("endorsement"),
+            alternatives("insult_denial"),
+            caseless(_PREDICATION, {**lexicon, "group": lexicon.get("group", "(?!)")}),
+            alternatives("reported"),
+            alternatives("agreement"),
+            alternatives("harm_call"),
+            alternatives("outdone"),
+            caseless(_INSULT_NAMED, lexicon) if "dehumanising" in lexicon and "group" in lexicon else NEVER,
+            caseless(_GROUP_QUESTION, lexicon) if "group" in lexicon else NEVER,
+            alternatives("harm_reported"),
+            alternatives("approval"),
+            alternatives("likened"),
+            caseless(r"\b({group})\b", lexicon) if "group" in lexicon else NEVER,
+        )
+
+    def is_counter_speech(self, unit: Unit) -> bool:
+        """Reports or condemns harm instead of doing it. The condemnation must sit outside any quote, and
+        nothing there, nor in the sentence before or after, may agree with what is quoted or framed ("...,
+        but it is true"). A quote, or a claim reported as someone else's, may be condemned in the sentence
+        before or after ('"X are vermin." I had to read that.', "You claim X are ... The data says otherwise.").
+        A clause judged on its own is excused when the sentence it is part of is counter-speech, unless it
+        is in the speaker's own voice or calls for harm ("Comments about X make me angry, they should all be
+        gassed")."""
+        if unit.endorsed:
+            return False
+        if (
+            unit.within is not None
+            and not _OWN_VOICE.match(unit.plain)
+            and not self.harm_call.search(unit.plain)
+            and self.is_counter_speech(unit.within)
+        ):
+            return True
+        framed = bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
+        if not framed or self.endorsement.search(unit.outside_quotes) or self.endorsement.search(unit.around):
+            return False
+        reported = bool(unit.quotes) or bool(self.reported.search(unit.outside_quotes))
+        return self._condemns(unit.outside_quotes) or (reported and self._condemns(unit.around))
+
+    def _condemns(self, text: str) -> bool:
+        return bool(self.condemnation.search(self.predication.sub(" ", text)))
+
+    def endorsed(self, units: Sequence[Unit], group: re.Pattern[str]) -> list[Unit]:
+        """The units with the excuse of counter-speech taken from every one that quotes or frames something
+        a later unit agrees with.
+
+        "Calling women property is wrong? Hardly. It's the plain truth.", "The graffiti said 'Death to X'.
+        Couldn't have put it better myself.": each sentence alone condemns or reports, the text endorses,
+        however many sentences later. A unit agrees when it says so without naming a group of its own
+        ("It's true that most X are peaceful" is about X, not about what came before) and without
+        condemning anything itself."""
+        agreeing = [
+            i for i, unit in enumerate(units) if self._agrees(unit, units[i - 1] if i else None, group)
+        ]
+        if not agreeing:
+            return list(units)
+        voided = {id(u) for u in units[: agreeing[-1]] if u.within is None and self._framed(u)}
+        return [replace(u, endorsed=True) if id(u) in voided or id(u.within) in voided else u for u in units]
+
+    def _agrees(self, unit: Unit, before: Unit | None, group: re.Pattern[str]) -> bool:
+        """A sentence of assent in its own right, as resolved or as written ("Honestly, they are."), that
+        names no group of its own ("they have a point" names nobody new) and condemns nothing itself ("Not
+        wrong."); a bare "No." that answers a condemning question ('"X are property." Wrong? No.'), or a bare
+        "Not." after a condemning statement, which takes it back."""
+        if unit.within is not None or group.search(unit.plain):
+            return False
+        if _BARE_NO.match(unit.outside_quotes):
+            return before is not None and before.plain.rstrip().endswith("?") and self._condemns(before.plain)
+        if _BARE_NOT.match(unit.outside_quotes):  # "..., and it hurt. Not.": the rejection taken back
+            return (
+                before is not None
+                and not before.plain.rstrip().endswith("?")
+                and self._condemns(before.plain)
+            )
+        written = unit.plain if not unit.quotes else unit.outside_quotes
+        return any(self.agreement.search(t) for t in (unit.outside_quotes, written)) and not (
+            self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))
+        )
+
+    def implied_claims(self, units: Sequence[Unit]) -> list[Unit]:
+        """What a text claims without saying it in one sentence, as sentences every tier judges: "X are
+        worse than Y" where it names an insult of a group, framed, denied or not, and then declares the insult
+        too good for them ("It's wrong to call X rats. Rats are cleaner.", "X are not vermin. Vermin can be
+        exterminated more easily."); "X are Y" where it asks "Are X Y?" and answers yes ("Of course not...
+        just kidding, obviously yes."); "X deserved to be Y" where it reports that X were Y and approves, in
+        the same sentence or the next ("X were deported at long last.", "X were gassed. Good times."); "X are
+        like Y" where a sentence that is nothing but the comparison follows one that names X ("Like a tumour.")."""
+        claims: list[str] = []
+        for i, unit in enumerate(units):
+            if unit.within is None:
+                claims += self._likened(unit, [u for u in units[:i] if u.within is None][-1:])
+                claims += self._approved_harm(
+                    unit, next((u for u in units[i + 1 :] if u.within is None), None)
+                )
+            if unit.within is None and self.outdoing.search(unit.text):
+                for earlier in units[: i + 1]:
+                    for match in self.insult_named.finditer(earlier.text):
+                        named, insult = (g for g in match.groups() if g)
+                        claims.append(f"{named} are worse than {insult}.")
+            asked = self.group_question.for_text(unit.plain).match(unit.plain)
+            if asked is not None and any(
+                _YES.search(u.plain) for u in units[i + 1 : i + 3] if u.within is None
+            ):
+                claims.append(f"{asked.group(1)} are {asked.group(2)}.")
+        return [Unit(claim, claim, ()) for claim in claims]
+
+    def _likened(self, unit: Unit, before: list[Unit]) -> list[str]:
+        likened = self.likened.search(unit.plain)
+        named = self.group_named.search(before[0].text) if likened and before else None
+        return [f"{named.group(1)} are like {likened.group(1)}."] if likened and named else []
+
+    def _approved_harm(self, unit: Unit, after: Unit | None) -> list[str]:
+        approving = after is not None and self.approval.search(after.plain)
+        return [
+            f"{match.group(1)} deserved to be {match.group(2)}."
+            for match in self.harm_reported.finditer(unit.text)
+            if approving or self.approval.search(unit.text[match.end() :])
+        ]
+
+    def _framed(self, unit: Unit) -> bool:
+        return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
+
+    def may_be_reported(self, unit: Unit) -> bool:
+        """Whether the unit may give someone else's words (a quote, a frame, a reported claim), which the
+        next sentence may condemn."""
+        return self._framed(unit) or bool(self.reported.search(unit.outside_quotes))
+
+    def is_denied(self, text: str) -> bool:
+        """One clause that opens by denying itself ("I don't think women are stupid"). A second clause
+        ("I don't think you should live, so kill yourself") is judged as if there were no denial."""
+        return bool(self.denial.search(text)) and not _MORE_CLAUSES.search(text)
+
+    def denies_insult(self, text: str) -> bool:
+        """One clause that denies an insult ("Women are not objects"); a second clause is judged as usual."""
+        return bool(self.insult_denial.search(text)) and not _MORE_CLAUSES.search(text)
+
+    def is_negated(self, text: str) -> bool:
+        return bool(self.negation.search(text))

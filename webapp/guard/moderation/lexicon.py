@@ -1,0 +1,61 @@
+"""Word lists and the patterns that name them: ``{group}``, ``{dehumanising}``... in a rule stand for a list
+of ``rails/config.yml``'s ``lexicon``, written once and shared by every rule, sense and context pattern."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from webapp.guard.moderation.caseless import CaselessPattern
+
+
+def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
+    """``{name}`` -> ``(?:the lexicon's alternatives)``; unknown names are a config error, not a literal."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in lexicon:
+            raise ValueError(f"moderation pattern names an unknown word list {{{name}}}")
+        return f"(?:{lexicon[name]})"
+
+    return re.sub(r"\{([a-z_]+)\}", replace, pattern)
+
+
+_LIST_NAME = re.compile(r"\{([a-z_]+)\}")
+
+
+def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
+    """Word lists are YAML lists of regex alternatives (or one string) and may name other lists, above or
+    below them: the file means the same in any order (a re-sorted file once stopped the app at start). A
+    list that names an unknown list, or itself through others, is a config error that names them."""
+    written = {
+        str(name): "|".join([words] if isinstance(words, str) else [str(w) for w in words])
+        for name, words in data.items()
+    }
+    lexicon: dict[str, str] = {}
+
+    def resolved(name: str, trail: tuple[str, ...]) -> str:
+        if name in lexicon:
+            return lexicon[name]
+        if name in trail:
+            cycle = " -> ".join(f"{{{n}}}" for n in (*trail[trail.index(name) :], name))
+            raise ValueError(f"moderation word list {{{name}}} names itself: {cycle}")
+        if name not in written:
+            raise ValueError(f"moderation word list {{{trail[-1]}}} names an unknown word list {{{name}}}")
+        inner = _LIST_NAME.sub(lambda m: f"(?:{resolved(m.group(1), (*trail, name))})", written[name])
+        lexicon[name] = inner
+        return inner
+
+    return {name: resolved(name, ()) for name in written}
+
+
+def compile_pattern(pattern: str, lexicon: Mapping[str, str]) -> re.Pattern[str]:
+    return re.compile(expand(pattern, lexicon), re.IGNORECASE)
+
+
+def caseless(pattern: str, lexicon: Mapping[str, str]) -> CaselessPattern:
+    return CaselessPattern.of(compile_pattern(pattern, lexicon))
+
+
+NEVER = CaselessPattern.of(re.compile("(?!)"))
