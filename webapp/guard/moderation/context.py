@@ -53,6 +53,32 @@ _INSULT_NAMED = (
 
 
 @dataclass(frozen=True)
+class Sequel:
+    """A claim a text makes across two sentences: ``first`` names the group, ``then`` (in the rest of that
+    sentence or as the next sentence; a regex or a list of them) says the rest, and together they are
+    ``claim``, written with the named groups of both ("X were gassed." + "Good times." -> "X deserved to be
+    gassed.")."""
+
+    first: CaselessPattern
+    then: CaselessPattern
+    claim: str
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> Sequel:
+        then = data["then"] if isinstance(data["then"], list) else [data["then"]]
+        alternatives = "|".join(f"(?:{p})" for p in then)
+        return cls(caseless(str(data["first"]), lexicon), caseless(alternatives, lexicon), str(data["claim"]))
+
+    def claims(self, unit: Unit, after: Unit | None) -> list[str]:
+        claims = []
+        for first in self.first.finditer(unit.text):
+            then = self.then.search(unit.text[first.end() :]) or (after and self.then.search(after.plain))
+            if then:
+                claims.append(self.claim.format(**first.groupdict(), **then.groupdict()))
+        return claims
+
+
+@dataclass(frozen=True)
 class ContextRules:
     """What makes a unit counter-speech or negated; compiled once from ``moderation.context``."""
 
@@ -81,13 +107,8 @@ class ContextRules:
     insult_named: CaselessPattern = NEVER
     # a yes-or-no question about a group ("Are X terrorists?"), answered yes in the next sentence
     group_question: CaselessPattern = NEVER
-    # harm reported as done to a group ("X were deported"), and approval of it in the same sentence's tail or
-    # as the next sentence ("..., as God intended", "Good.", "Bring it back."): the claim "X deserved to be ..."
-    harm_reported: CaselessPattern = NEVER
-    approval: CaselessPattern = NEVER
-    # a comparison said as a sentence of its own ("Like a tumour."), after a sentence that names a group
-    likened: CaselessPattern = NEVER
-    group_named: CaselessPattern = NEVER
+    # claims a text makes across two sentences, or one sentence and its tail (``Sequel``)
+    sequels: tuple[Sequel, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -108,10 +129,7 @@ class ContextRules:
             alternatives("outdone"),
             caseless(_INSULT_NAMED, lexicon) if "dehumanising" in lexicon and "group" in lexicon else NEVER,
             caseless(_GROUP_QUESTION, lexicon) if "group" in lexicon else NEVER,
-            alternatives("harm_reported"),
-            alternatives("approval"),
-            alternatives("likened"),
-            caseless(r"\b({group})\b", lexicon) if "group" in lexicon else NEVER,
+            tuple(Sequel.from_mapping(entry, lexicon) for entry in data.get("sequels", ()) or ()),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -182,16 +200,13 @@ class ContextRules:
         worse than Y" where it names an insult of a group, framed, denied or not, and then declares the insult
         too good for them ("It's wrong to call X rats. Rats are cleaner.", "X are not vermin. Vermin can be
         exterminated more easily."); "X are Y" where it asks "Are X Y?" and answers yes ("Of course not...
-        just kidding, obviously yes."); "X deserved to be Y" where it reports that X were Y and approves, in
-        the same sentence or the next ("X were deported at long last.", "X were gassed. Good times."); "X are
-        like Y" where a sentence that is nothing but the comparison follows one that names X ("Like a tumour.")."""
+        just kidding, obviously yes."); and the sequels of the config ("X were gassed. Good times.": "X
+        deserved to be gassed.")."""
         claims: list[str] = []
         for i, unit in enumerate(units):
             if unit.within is None:
-                claims += self._likened(unit, [u for u in units[:i] if u.within is None][-1:])
-                claims += self._approved_harm(
-                    unit, next((u for u in units[i + 1 :] if u.within is None), None)
-                )
+                after = next((u for u in units[i + 1 :] if u.within is None), None)
+                claims += [claim for sequel in self.sequels for claim in sequel.claims(unit, after)]
             if unit.within is None and self.outdoing.search(unit.text):
                 for earlier in units[: i + 1]:
                     for match in self.insult_named.finditer(earlier.text):
@@ -203,19 +218,6 @@ class ContextRules:
             ):
                 claims.append(f"{asked.group(1)} are {asked.group(2)}.")
         return [Unit(claim, claim, ()) for claim in claims]
-
-    def _likened(self, unit: Unit, before: list[Unit]) -> list[str]:
-        likened = self.likened.search(unit.plain)
-        named = self.group_named.search(before[0].text) if likened and before else None
-        return [f"{named.group(1)} are like {likened.group(1)}."] if likened and named else []
-
-    def _approved_harm(self, unit: Unit, after: Unit | None) -> list[str]:
-        approving = after is not None and self.approval.search(after.plain)
-        return [
-            f"{match.group(1)} deserved to be {match.group(2)}."
-            for match in self.harm_reported.finditer(unit.text)
-            if approving or self.approval.search(unit.text[match.end() :])
-        ]
 
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))

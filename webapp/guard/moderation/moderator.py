@@ -28,6 +28,11 @@ from webapp.guard.verdicts import Stage
 log = logging.getLogger(__name__)
 
 _DIGIT_ONE_IN_WORD = re.compile(r"[a-zA-Z]1|1[a-zA-Z]")
+# words that make an aside someone else's claim ("Jews, the Nazis claimed, are ...", "X, according to ...")
+_REPORTING = re.compile(
+    r"\b(?:say|says|said|claim\w*|according|argue\w*|insist\w*|call\w*|allege\w*|report\w*|propaganda|"
+    r"wrote|writes|told|tells|believe\w*|think|thinks|thought (?:that|of)|supposedly|apparently|so-called)\b"
+)
 _COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
 VERDICT_CACHE_SIZE = 8192  # units whose rule verdict is remembered (least recently used out first)
 VERDICT_CACHE_BYTES = 16 << 20  # and at most this much of them (an estimate, see memo.py)
@@ -70,6 +75,11 @@ class Moderator:
         self._called = re.compile(
             r"\b(?:call|calls|called|calling|label|labels|labelled|labelling|brand|branded|branding)\s+"
             rf"({self._group.pattern})\s+(?:as\s+)?(?:an?\s+)?(\w+(?:\s+\w+)?)"
+        )
+        # "X, <a long aside>, are ...": the subject and its verb read together, however far apart (an aside that
+        # reports or condemns is kept: "Jews, the Nazis claimed, are vermin" is history)
+        self._aside = re.compile(
+            rf"\b({self._group.pattern})\s*,\s+([^.!?]{{30,}}),\s+(?=(?:are|were|should|must|deserve|need|will)\b)"
         )
         self._semantic: SemanticTier | None = None
         self._speller: Speller | None = None
@@ -185,8 +195,9 @@ class Moderator:
         what it strikes through ("X are ~~not~~ vermin"), with its soft line breaks read as spaces, with
         its table rows and dotted words read across ("| X | are | vermin |", "x.are.vermin"), with a
         no-break or other Unicode space between letters taken out ("ver\u00a0min"), with its
-        scare-quoted words as plain ("X are 'vermin'"), and with a space typed inside a group's name or a
-        word the rules list taken out ("wo men", "dis gusting")."""
+        scare-quoted words as plain ("X are 'vermin'"), with an aside between a group and its verb taken out
+        ("X, and I have thought about this for years, are vermin"), and with a space typed inside a group's
+        name or a word the rules list taken out ("wo men", "dis gusting")."""
         readings = []
         if _DIGIT_ONE_IN_WORD.search(text):
             readings.append(self._units(self._normalise(text, one_as="l")))
@@ -199,6 +210,13 @@ class Moderator:
         ):
             if shown is not None:
                 readings.append(self._units(self._normalise(shown)))
+        aside = self._aside.search(normal)
+        if (
+            aside is not None
+            and not _REPORTING.search(aside[2])
+            and not self._context.condemnation.search(aside[2])
+        ):
+            readings.append(self._units(self._aside.sub(r"\1 ", normal)))
         if self._speller is not None:
             # a space typed inside a word is found before the speller reads its halves as other words
             for reading in (self._speller.alternative(normal), self._speller.rejoined(plain)):
