@@ -5,8 +5,9 @@ so a missed wake-up hangs the test instead of hiding behind a timer."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import gradio as gr
@@ -89,3 +90,50 @@ async def test_an_idle_queue_waits_for_work_and_closing_ends_it() -> None:
     queue.close()
     await asyncio.wait_for(task, 5)
     assert queue.stopped
+
+
+def test_a_stopped_event_ends_with_a_completion_the_page_can_apply() -> None:
+    """Stop (``cancels=``): Gradio's /cancel ends the running event with a completion of its own. The page
+    applies a completion's ``data`` to the event's outputs; without it the page's read throws and the chat
+    keeps Gradio's "Error" label whenever that completion arrives after the page's own cancel finished."""
+
+    async def count(text: str) -> AsyncIterator[str]:
+        n = 0
+        while True:
+            n += 1
+            yield f"{text} {n}"
+            await asyncio.sleep(0.01)
+
+    with gr.Blocks() as demo:
+        box = gr.Textbox()
+        out = gr.Textbox()
+        stop = gr.Button()
+        counting = box.submit(count, box, out, api_name="count")
+        stop.click(None, None, None, cancels=[counting])
+    demo.queue()
+    demo._queue = WokenQueue.replacing(demo._queue)
+    server = ThreadedServer(gr.mount_gradio_app(FastAPI(), demo, path="/")).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            queue = GradioQueue(client)
+            fn_index = queue.fn_index("count")
+            event_id = queue.join(fn_index, ["n"]).json()["event_id"]
+            completed: dict[str, Any] | None = None
+            with queue.stream() as stream:
+                for line in stream.iter_lines():
+                    message = json.loads(line[5:]) if line.startswith("data:") else {}
+                    if message.get("msg") == "process_generating" and completed is None:
+                        body = {
+                            "event_id": event_id,
+                            "session_hash": queue.session_hash,
+                            "fn_index": fn_index,
+                        }
+                        assert client.post("/gradio_api/cancel", json=body).status_code == 200
+                        completed = {}
+                    if message.get("msg") == "process_completed" and message.get("event_id") == event_id:
+                        completed = message
+                        break
+    finally:
+        server.stop()
+    assert completed and completed["success"]
+    assert completed["output"]["data"] == []  # applied by the page as "nothing changed"

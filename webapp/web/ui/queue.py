@@ -12,6 +12,14 @@ the event loop's thread, so a check followed by a wait cannot miss a wake-up; th
 
 Only ``start_processing`` is Gradio's code restated (gradio==6.31.0, pinned): when Gradio changes it, the
 test in ``tests/web/test_ui_queue.py`` runs a real event through this loop.
+
+Stop (an event with ``cancels=``): Gradio's ``/cancel`` route ends the cancelled event with a completion of
+its own whose output is ``{}``, no ``data``. The page's loop for that event is still running and applies it as
+data: the read of a missing list throws, and the event's outputs (the chat) get Gradio's "Error" label. The
+page's own cancel sets the event "complete" once ``/cancel`` and a ``/reset`` have answered; when the
+completion arrives first, as it mostly does, the error is overwritten unseen, but on a busy machine it may
+arrive after (behind the page's backlog of chat updates) and the label stays. ``SessionMessages`` gives
+such a completion an empty ``data`` list, which the page applies as "nothing changed".
 """
 
 from __future__ import annotations
@@ -22,15 +30,35 @@ import time
 from typing import Any
 
 from gradio.queueing import Queue
-from gradio.utils import run_coro_in_background, set_task_name
+from gradio.server_messages import ProcessCompletedMessage
+from gradio.utils import LRUCache, run_coro_in_background, set_task_name
 
 IDLE_RECHECK_S = 1.0
+
+
+class SessionMessages(asyncio.Queue[Any]):
+    """One page's messages; a completion without data (Gradio's, for a cancelled event) gets an empty list."""
+
+    def put_nowait(self, item: Any) -> None:
+        if isinstance(item, ProcessCompletedMessage) and item.success and "data" not in item.output:
+            item = item.model_copy(update={"output": {**item.output, "data": []}})
+        super().put_nowait(item)
+
+
+class _Sessions(LRUCache[str, Any]):
+    """Gradio's per-session message queues, each a ``SessionMessages`` (Gradio creates plain ones)."""
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if type(value) is asyncio.Queue and value.empty():
+            value = SessionMessages()
+        super().__setitem__(key, value)
 
 
 class WokenQueue(Queue):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._work = asyncio.Event()
+        self._keep_completions_applicable()
 
     @classmethod
     def replacing(cls, queue: Queue) -> WokenQueue:
@@ -38,7 +66,14 @@ class WokenQueue(Queue):
         woken = cls.__new__(cls)
         woken.__dict__.update(queue.__dict__)
         woken._work = asyncio.Event()
+        woken._keep_completions_applicable()
         return woken
+
+    def _keep_completions_applicable(self) -> None:
+        sessions = _Sessions(self.pending_messages_per_session.max_size)
+        for key, messages in self.pending_messages_per_session.items():
+            sessions[key] = messages
+        self.pending_messages_per_session = sessions
 
     def wake(self) -> None:
         self._work.set()
