@@ -22,7 +22,8 @@ __all__ = ["Speller", "Unit", "normalise", "split_units", "strip_frame"]
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]+\b")
 _SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
-_STRETCHED = re.compile(r"([a-z])\1{2,}")  # "diiie" -> "die"
+# "diiie" -> "die"; not the acronym of a hate group ("kkk" read as "k" named no perpetrator)
+_STRETCHED = re.compile(r"(?!(?<![a-z])kkk\b)([a-z])\1{2,}")
 # A single-quoted passage may hold apostrophes between letters ("'I'll kill them' is a threat").
 _QUOTE = re.compile(
     r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'((?:[^']|(?<=[a-z])'(?=[a-z])){3,}?)'(?![a-z])"
