@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from webapp.guard.moderation.embedder import shared_encoder
+from webapp.guard.moderation.embedder import CachedEncoder, EmbeddingNeeded, shared_encoder
 from webapp.guard.offload import Offload
 from webapp.guard.outputfilter import OutputFilter
 from webapp.guard.verdicts import RailOutcome
@@ -35,6 +35,14 @@ async def test_the_guard_embeds_sentences_off_the_event_loop(
     cached = shared_encoder()
     recording = _RecordingEncoder(cached._encoder)
     monkeypatch.setattr(cached, "_encoder", recording)
+    moderator = guard.checks.moderator
+    checked_on: set[int] = set()
+
+    def check(*args: Any, **kwargs: Any) -> Any:
+        checked_on.add(threading.get_ident())
+        return type(moderator).check(moderator, *args, **kwargs)
+
+    monkeypatch.setattr(moderator, "check", check)
     text = (
         "People in the harbour town of Quillomere mend their nets at dawn and sell the catch by noon. "
         "They say the tides of Quillomere keep the old stone pier alive in winter. You will like it"
@@ -49,6 +57,39 @@ async def test_the_guard_embeds_sentences_off_the_event_loop(
     assert released == text
     assert recording.threads, "the new sentences were embedded"
     assert threading.get_ident() not in recording.threads
+    # The rules hold the GIL: in a worker they would make the loop wait for them. Only the model run moves.
+    assert checked_on == {threading.get_ident()}
+
+
+async def test_a_check_runs_in_line_and_asks_again_once_its_sentences_were_embedded_elsewhere() -> None:
+    inner = _RecordingEncoder(_OneHot())
+    cached = CachedEncoder(inner)
+    runs: list[tuple[int, bool]] = []
+
+    def check(text: str) -> str:
+        try:
+            cached.encode([text])
+        except EmbeddingNeeded:
+            runs.append((threading.get_ident(), False))
+            raise
+        runs.append((threading.get_ident(), True))
+        return "verdict"
+
+    offload = Offload()
+    try:
+        assert await offload.check_embedding_elsewhere(check, "a new sentence") == "verdict"
+    finally:
+        offload.close()
+    here = threading.get_ident()
+    assert runs == [(here, False), (here, True)]
+    assert len(inner.threads) == 1 and inner.threads[0] != here
+    assert cached.encode(["a new sentence"]).shape == (1, 384)  # remembered: no second model run
+    assert len(inner.threads) == 1
+
+
+class _OneHot:
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        return np.eye(len(sentences), 384, dtype=np.float32)
 
 
 def _allow(text: str) -> RailOutcome:

@@ -4,6 +4,10 @@ A check that ends a sentence may embed it (the semantic moderation tier: ~4-9 ms
 ONNX Runtime, which releases the GIL). On the event loop's thread that stalls every other stream for as
 long; in a worker thread the loop goes on serving them, on the machine's other core when it has one.
 
+Only the model run moves (``check_embedding_elsewhere``): the check's rules are pure Python and hold the
+GIL, so in a worker they made the loop wait for them (up to a switch interval each time it wanted the GIL
+back) and the tail of first content grew; on the loop they cost what they cost, once.
+
 The caller still awaits the verdict before anything is released, so moving the work changes when other
 streams run, never what a stream shows.
 
@@ -20,7 +24,12 @@ import functools
 from collections.abc import Callable
 from typing import TypeVar
 
+from webapp.guard.moderation.embedder import EmbeddingNeeded, embeddings_deferred
+
 T = TypeVar("T")
+# A check asks again after its sentences were embedded; should another stream's sentences push them out of
+# the cache meanwhile (thousands of them would have to), the last try embeds in line rather than loop.
+EMBED_TRIES = 2
 
 
 class Offload:
@@ -42,6 +51,18 @@ class Offload:
     def close(self) -> None:
         """Withdraw queued jobs; the one running finishes in its thread."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def check_embedding_elsewhere(self, check: Callable[[str], T], text: str) -> T:
+        """``check(text)`` on the caller's thread, the sentences it needs embedded in the worker: the check
+        runs with embeddings deferred, and each time it asks for vectors it does not have they are embedded
+        in the worker and it runs again (its rule verdicts are remembered, so the rerun is cheap)."""
+        for _ in range(EMBED_TRIES):
+            try:
+                with embeddings_deferred():
+                    return check(text)
+            except EmbeddingNeeded as needed:
+                await self.run(needed.fill)
+        return check(text)
 
 
 async def _outlast(job: concurrent.futures.Future[T]) -> None:

@@ -80,7 +80,8 @@ def _ends_sentence(text: str) -> bool:
 Moderate = Callable[[str], RailOutcome]
 MayBeReported = Callable[[str], bool]
 CheckWhole = Callable[[str, str], Awaitable[list[RailOutcome]]]
-# Runs a check elsewhere and gives its verdict (``webapp.guard.offload.Offload.run``).
+# Runs a check with its costly part elsewhere and gives its verdict
+# (``webapp.guard.offload.Offload.check_embedding_elsewhere``).
 Offload = Callable[[Moderate, str], Awaitable[RailOutcome]]
 
 
@@ -170,9 +171,9 @@ class OutputFilter:
         clock: Callable[[], float] = time.monotonic,
         offload: Offload | None = None,
     ) -> None:
-        """``offload``: where the checks of a piece that ends a sentence run (they may embed it, milliseconds
-        the event loop would otherwise spend away from every other stream); None: in line. Either way the
-        piece is released only after its verdict."""
+        """``offload``: how the checks of a piece that ends a sentence run (they may embed it, milliseconds
+        the event loop would otherwise spend away from every other stream, so the embedding goes elsewhere);
+        None: in line. Either way the piece is released only after its verdict."""
         self._url_policy = url_policy
         self._moderate = moderate
         # The stream's last piece ends its sentence for good: judged by this one (the full check) if given.

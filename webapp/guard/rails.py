@@ -170,7 +170,7 @@ class Guard:
             may_be_reported=self.checks.moderator.may_be_reported if moderation else None,
             hold_limit=self.settings.hold_chars,
             min_check_interval_s=self.settings.min_check_ms / 1000,
-            offload=self._offload.run,
+            offload=self._offload.check_embedding_elsewhere,
         )
 
     async def aclose(self) -> None:

@@ -12,12 +12,14 @@ on one thread, so a check never fights the event loop and the other streams for 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -95,11 +97,41 @@ class MiniLMEncoder:
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
+_deferred: contextvars.ContextVar[bool] = contextvars.ContextVar("embeddings_deferred", default=False)
+
+
+@contextlib.contextmanager
+def embeddings_deferred() -> Iterator[None]:
+    """Inside this block a ``CachedEncoder`` embeds nothing: a sentence it has no vector for raises
+    ``EmbeddingNeeded`` instead. A check on the event loop runs its rules there (pure Python: they need the
+    GIL, so a worker thread running them makes the loop wait for it) and hands only the model run, which
+    releases the GIL, to a worker thread; then it is run again and finds the vectors remembered."""
+    token = _deferred.set(True)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+
+
+class EmbeddingNeeded(Exception):
+    """A check needs sentences embedded while embeddings are deferred; ``fill`` embeds and remembers them
+    (in any thread)."""
+
+    def __init__(self, encoder: CachedEncoder, sentences: list[str]) -> None:
+        super().__init__(f"{len(sentences)} sentences to embed")
+        self._encoder = encoder
+        self.sentences = sentences
+
+    def fill(self) -> None:
+        self._encoder.encode(self.sentences)
+
+
 class CachedEncoder:
     """Remembers the vector of each sentence it has seen (least recently used out first, ``memo.py``).
 
     A streamed answer is checked again and again as it grows, and each check sees the sentences of the
-    previous one: only sentences never seen before are embedded.
+    previous one: only sentences never seen before are embedded (or, while embeddings are deferred, asked
+    for: ``embeddings_deferred``).
     """
 
     def __init__(self, encoder: Encoder, *, max_entries: int = 8192, max_bytes: int = 24 << 20) -> None:
@@ -120,6 +152,8 @@ class CachedEncoder:
             if known and vector is not None:
                 rows[sentence] = vector
         missing = [s for s in dict.fromkeys(sentences) if s not in rows]
+        if missing and _deferred.get():
+            raise EmbeddingNeeded(self, missing)
         if missing:
             fresh = self._encoder.encode(missing)
             self.misses += len(missing)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from webapp.guard.moderation.config import ModerationConfig
 from webapp.guard.moderation.context import ContextRules
-from webapp.guard.moderation.embedder import Encoder, shared_encoder
+from webapp.guard.moderation.embedder import EmbeddingNeeded, Encoder, shared_encoder
 from webapp.guard.moderation.findings import ModerationFinding
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, verdict_bytes
@@ -237,6 +237,8 @@ class Moderator:
             return None
         try:
             category = self._semantic.judge(units, timeout_s=self.config.load_timeout_s)
+        except EmbeddingNeeded:
+            raise  # not a failure: the caller embeds elsewhere and asks again (embedder.embeddings_deferred)
         except Exception as exc:  # any failure of this tier must block, not pass
             log.error("semantic moderation failed, refusing the text: %s: %s", type(exc).__name__, exc)
             return ModerationFinding("moderation_error", UNAVAILABLE_REASON)
