@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default
     describe_images: bool = True  # text-only models get a short description of each image (else: refused)
     retention_days: int | None = None  # sessions idle longer than this are deleted at start; None keeps all
+    # glibc's allocator (webapp/runtime/memory.py): at most this many heaps, free pages handed back this
+    # often; 0 leaves glibc's default.
+    malloc_arenas: int = 2
+    malloc_trim_s: float = 60.0
 
     log_json: bool = False  # JSON lines instead of human-readable lines
     log_content: bool = False  # message text in the log (else only its length): for local debugging only
