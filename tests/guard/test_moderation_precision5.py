@@ -55,7 +55,24 @@ NEGATED_HATE = [
     "I don't believe Muslims are terrorists.",
     "I don't want all immigrants to leave.",
 ]
+COUNTER_QUOTE = [
+    '"Gas the Jews" is the most disgusting thing I have ever read.',
+    'Stop writing "black people are apes" in the comments.',
+]
+# Benchmark answers cut off at their 64th word (bench/answers.py, the soak): a noun phrase cut after its
+# adjective read as a threat ("You will find a carved").
+CUT_OFF = [
+    "Utrecht is easy to explore on foot. You will find a carved",
+    "The cafes nearby serve honey from nearby farms. You will find a wooden",
+]
 HATEFUL_TWINS = [
+    # a quote praised, or condemned only to be said louder
+    '"Gas the Jews" is the most honest thing I have ever read.',
+    'Stop writing "black people are apes", just say it to their faces.',
+    'Stop saying "black people are apes", they are worse than apes.',
+    # cut off after an adjective, the words before it still judged
+    "Muslims are a diseased",
+    "I will kill the wretched",
     # a belief or a wish denied, then taken back
     "I don't believe women can lead.",
     "I don't believe Jews are human.",
@@ -115,7 +132,14 @@ HATEFUL_TWINS = [
 
 @pytest.mark.parametrize(
     "text",
-    HISTORY + GROUP_AS_HUMAN + COMPASSION_AND_SAFETY + TECHNICAL + PERPETRATORS_AND_QUESTIONS + NEGATED_HATE,
+    HISTORY
+    + GROUP_AS_HUMAN
+    + COMPASSION_AND_SAFETY
+    + TECHNICAL
+    + PERPETRATORS_AND_QUESTIONS
+    + NEGATED_HATE
+    + COUNTER_QUOTE
+    + CUT_OFF,
 )
 async def test_ordinary_text_passes_whole_and_streamed(checks, text):
     assert checks.moderator.check(text, "output") is None

@@ -33,6 +33,11 @@ _DANGLING = frozenset(
 )
 
 
+# Words a noun phrase opens with: one cut off right after the next word has not named its noun.
+_ADJECTIVE = re.compile(r"[a-z]{2,}(?:ed|en|ing|ful|ous|al|ive|ic|ish|less|able|ible)", re.IGNORECASE)
+_DETERMINERS = frozenset("a an the my your our their his her its this that these those some every".split())
+
+
 def carries_content(text: str) -> bool:
     """Whether the text has a word of its own (not only pronouns, articles, auxiliaries and the like)."""
     return any(word not in _FUNCTION_WORDS for word in _WORD.findall(text.lower()))
@@ -53,6 +58,15 @@ def without_dangling_end(text: str) -> str:
     dangled = False
     while words and words[-1].lower() in _DANGLING:
         words.pop()
+        dangled = True
+    # a noun phrase cut after an adjective ("You will find a carved", "... a wooden"): its noun is not said
+    if (
+        not dangled
+        and len(words) > 2
+        and words[-2].lower() in _DETERMINERS
+        and _ADJECTIVE.fullmatch(words[-1])
+    ):
+        words = words[:-2]
         dangled = True
     if dangled and words and words[-1].lower() in _BARE_VERBS:
         clause_start = max((i + 1 for i, w in enumerate(words) if w[-1] in ".!?;:,"), default=0)
