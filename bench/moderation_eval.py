@@ -18,6 +18,7 @@
     python -m bench.moderation_eval --corpus precision4     # the fourth precision round's held-out set
     python -m bench.moderation_eval --corpus precision4-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision5     # the fifth precision round's held-out set
+    python -m bench.moderation_eval --corpus recall5        # the fifth recall round's held-out set
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -86,6 +87,10 @@ CORPORA = {
     # The fifth precision round: history, perpetrators named, compassion, technical kills, answers cut off,
     # neutral statements, counter-speech, each beside its hateful twin; written before the round, never studied.
     "precision5": ROOT / "tests" / "data" / "moderation_precision_heldout5.yaml",
+    # The fifth recall round (implicit derogation, dehumanising comparisons, exclusion, normative threats,
+    # rejecting a positive claim, incitement to self-harm), each shape with a harmless twin, over groups the
+    # other corpora use little: held-out, written before the round's first change and never studied.
+    "recall5": ROOT / "tests" / "data" / "moderation_recall_heldout5.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -259,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             "precision4",
             "precision4-dev",
             "precision5",
+            "recall5",
         ),
         default="heldout",
     )
