@@ -19,6 +19,7 @@
     python -m bench.moderation_eval --corpus precision4-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision5     # the fifth precision round's held-out set
     python -m bench.moderation_eval --corpus recall5        # the fifth recall round's held-out set
+    python -m bench.moderation_eval --corpus recall5-dev    # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -91,6 +92,7 @@ CORPORA = {
     # rejecting a positive claim, incitement to self-harm), each shape with a harmless twin, over groups the
     # other corpora use little: held-out, written before the round's first change and never studied.
     "recall5": ROOT / "tests" / "data" / "moderation_recall_heldout5.yaml",
+    "recall5-dev": ROOT / "tests" / "data" / "moderation_recall_dev5.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -265,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             "precision4-dev",
             "precision5",
             "recall5",
+            "recall5-dev",
         ),
         default="heldout",
     )
