@@ -51,6 +51,12 @@ IMPLICIT = [
     "Women should not be allowed to drive.",
     "Women are just baby factories.",
     "Immigrants have not contributed a single thing to this country.",
+    # sec's sequels in other words (16:36): "classic", "sooner", a slum, "barefoot", owned by the group
+    "Classic Jewish behaviour.",
+    "I'd sooner die than share an office with a Muslim.",
+    "Let immigrants run the city and it will be a slum in a year.",
+    "A woman's place is barefoot and pregnant.",
+    "The banks are all owned by Jews.",
 ]
 IMPLICIT_TWINS = [
     "This neighbourhood has been revived by immigrants.",
@@ -68,6 +74,13 @@ IMPLICIT_TWINS = [
     "Learners should not be allowed to drive alone.",
     "Immigrants have contributed a great deal to this country.",
     "Immigrants do not control the media.",
+    # opened by sec on the first version (16:18, 16:36): praise after the colon, the joke compliment, "less
+    # than", an anti-stereotype, an advocate's lament ("safe here" is no praise scorned)
+    "Typical Muslim behaviour: generosity during Ramadan.",
+    "The only thing women are good at is everything.",
+    "Immigrants have not contributed less than anyone else.",
+    "Only a fool would say immigrants are all the same, good or bad.",
+    "Anyone who thinks refugees are safe here is dreaming; the camps are overcrowded.",
 ]
 # Wishes and incitement in shapes the rules lacked: the group getting "what is coming to them"; a favour to
 # the planet; the whole bottle "and be done with it"; everyone relieved if the reader ended things.
