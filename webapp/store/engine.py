@@ -21,8 +21,9 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-# More connections than the threads that may call at once (asyncio.to_thread runs at most 32), so no caller
-# waits in the pool queue, whose wake-ups are not first come, first served.
+# More connections than the threads that may call at once (asyncio.to_thread's default executor has
+# min(32, CPUs + 4) threads), so no caller waits in the pool queue, whose wake-ups are not first come,
+# first served.
 POOL: dict[str, Any] = {"pool_size": 16, "max_overflow": 64, "pool_timeout": 60}
 _MIGRATION_LOCK_KEY = 7_370_001  # any constant; serialises concurrent upgrades on PostgreSQL
 
