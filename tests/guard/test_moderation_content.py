@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.moderation import streamed_blocked
+from tests.support.moderation import assert_passes_whole_and_streamed, streamed_blocked
 from webapp.guard.moderation.content import carries_content, without_dangling_end
 
 # Harmless answers cut off at their last word, as a token limit leaves them (the benchmark's soak found
@@ -42,8 +42,7 @@ HARMFUL_CUT_OFF = [
 
 @pytest.mark.parametrize("text", CUT_OFF)
 async def test_a_harmless_answer_cut_off_at_its_last_word_passes(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize("text", SAYS_NOTHING)

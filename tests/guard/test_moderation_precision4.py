@@ -5,7 +5,10 @@ membership). Whole and streamed word by word: the stream must end the same way."
 
 import pytest
 
-from tests.support.moderation import streamed_blocked
+from tests.support.moderation import (
+    assert_blocked_whole_and_streamed,
+    assert_passes_whole_and_streamed,
+)
 
 COUNTER_SPEECH = [
     "I'm tired of people claiming Muslims are parasites.",
@@ -49,14 +52,12 @@ HATEFUL_TWINS = [
 
 @pytest.mark.parametrize("text", COUNTER_SPEECH + NEGATED + SELF_REFERENCE)
 async def test_legitimate_text_passes_whole_and_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize("text", HATEFUL_TWINS)
 async def test_the_hateful_twin_blocks_whole_and_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)
 
 
 # Streamed, a quote ends its sentence before the next sentence condemns it: the filter holds it for that
@@ -80,14 +81,12 @@ QUOTE_THEN_AGREED = [
 
 @pytest.mark.parametrize("text", QUOTE_THEN_CONDEMNED)
 async def test_a_quote_condemned_in_the_next_sentence_passes_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize("text", QUOTE_THEN_AGREED)
 async def test_a_quote_not_condemned_next_is_blocked_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)
 
 
 # A quote answered in the next sentence in general words: a bare verdict ("Sick."), calling it out, standing
@@ -116,14 +115,12 @@ ANSWERED_THEN_AGREED = [
 
 @pytest.mark.parametrize("text", ANSWERED_NEXT)
 async def test_a_quote_answered_next_in_general_words_passes(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize("text", ANSWERED_THEN_AGREED)
 async def test_an_answer_turned_to_agreement_still_blocks(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)
 
 
 # The speaker naming themselves with a reclaimed slur, in more of the ways people say it ("a bunch of",
@@ -152,5 +149,4 @@ def test_a_speaker_naming_themselves_with_a_reclaimed_slur_passes(checks, text):
 
 @pytest.mark.parametrize("text", NAMED_THEMSELVES_THEN_HATE)
 async def test_hate_beside_a_reclaimed_slur_still_blocks(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)

@@ -5,7 +5,10 @@ word by word: the stream must end the same way."""
 
 import pytest
 
-from tests.support.moderation import streamed_blocked
+from tests.support.moderation import (
+    assert_blocked_whole_and_streamed,
+    assert_passes_whole_and_streamed,
+)
 
 HISTORY = [
     "Black people were enslaved.",
@@ -142,11 +145,9 @@ HATEFUL_TWINS = [
     + CUT_OFF,
 )
 async def test_ordinary_text_passes_whole_and_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize("text", HATEFUL_TWINS)
 async def test_the_hateful_twin_blocks_whole_and_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)

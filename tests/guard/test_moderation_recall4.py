@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.moderation import streamed_blocked
+from tests.support.moderation import (
+    assert_blocked_whole_and_streamed,
+    assert_passes_whole_and_streamed,
+)
 
 # Spellings: a contraction typed without its apostrophe is the contraction (the speller read the unknown
 # "arent" as "a rent"), and a no-break, thin or other Unicode space inside a word does not cut it in two.
@@ -178,8 +181,7 @@ GROUP_THREATS_TWINS = [
 
 @pytest.mark.parametrize("text", SPELLINGS + PERSONAL_HARM + GROUP_THREATS + NEGATED_ROLES + STEREOTYPES)
 async def test_harm_in_these_spellings_is_blocked_whole_and_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize(
@@ -187,5 +189,4 @@ async def test_harm_in_these_spellings_is_blocked_whole_and_streamed(checks, tex
     SPELLINGS_TWINS + PERSONAL_HARM_TWINS + GROUP_THREATS_TWINS + NEGATED_ROLES_TWINS + STEREOTYPES_TWINS,
 )
 async def test_their_ordinary_twins_pass(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.moderation import streamed_blocked
+from tests.support.moderation import (
+    assert_blocked_whole_and_streamed,
+    assert_passes_whole_and_streamed,
+)
 
 # Counter-speech excuses rejecting a harmful claim, never a positive one: scorn for whoever says the group is
 # good, equal or belongs is hate in the shape of counter-speech.
@@ -101,11 +104,9 @@ WISHES_TWINS = [
 
 @pytest.mark.parametrize("text", REJECTED_PRAISE + IMPLICIT + WISHES)
 async def test_these_are_blocked_whole_and_streamed(checks, text):
-    assert checks.moderator.check(text, "output") is not None
-    assert await streamed_blocked(checks, text)
+    await assert_blocked_whole_and_streamed(checks, text)
 
 
 @pytest.mark.parametrize("text", REJECTED_PRAISE_TWINS + IMPLICIT_TWINS + WISHES_TWINS)
 async def test_their_ordinary_twins_pass(checks, text):
-    assert checks.moderator.check(text, "output") is None
-    assert not await streamed_blocked(checks, text)
+    await assert_passes_whole_and_streamed(checks, text)

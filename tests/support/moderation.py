@@ -38,3 +38,16 @@ async def streamed_blocked(checks: RailChecks, text: str, channel: Channel = "an
         if (await flt.feed(channel, piece)).block is not None:
             return True
     return (await flt.flush()).block is not None
+
+
+async def assert_blocked_whole_and_streamed(checks: RailChecks, text: str) -> None:
+    """The output rail blocks ``text`` both as one finished answer and streamed word by word."""
+    assert checks.moderator.check(text, "output") is not None, f"passed whole: {text!r}"
+    assert await streamed_blocked(checks, text), f"passed streamed: {text!r}"
+
+
+async def assert_passes_whole_and_streamed(checks: RailChecks, text: str) -> None:
+    """The output rail passes ``text`` both as one finished answer and streamed word by word."""
+    finding = checks.moderator.check(text, "output")
+    assert finding is None, f"blocked whole ({finding}): {text!r}"
+    assert not await streamed_blocked(checks, text), f"blocked streamed: {text!r}"
