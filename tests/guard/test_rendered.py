@@ -1,8 +1,11 @@
 """The renderer's view: what each parser finds (the corpus in tests/data/output_cases.yaml judges it whole)."""
 
+import re
+
 import pytest
 
 from webapp.guard.rendered import css_urls, html_urls, markdown_targets, rendered_urls
+from webapp.guard.tlds import ROOT_ZONE_TLDS
 
 
 def test_commonmark_definitions_anywhere_and_on_the_next_line():
@@ -51,3 +54,15 @@ def test_linkified_names_are_judged_in_prose_only():
 
 def test_scheme_urls_in_code_are_judged_anyway():
     assert "https://evil.shop/x" in rendered_urls("```\ncurl https://evil.shop/x\n```")
+
+
+def test_every_root_zone_entry_is_one_whole_tld():
+    # The list is wrapped over many lines; a name broken at a hyphen ("xn--" / "p1ai") became two bogus
+    # entries and let "evil.xn--p1ai" (.рф, which markdown-it's linkify links) through.
+    assert all(re.fullmatch(r"[a-z][a-z0-9]*|xn--[a-z0-9][a-z0-9\-]*[a-z0-9]", tld) for tld in ROOT_ZONE_TLDS)
+    assert {"xn--p1ai", "xn--cckwcxetd", "shop", "zip"} <= ROOT_ZONE_TLDS
+
+
+@pytest.mark.parametrize("name", ["evil.xn--p1ai", "evil.рф", "evil.XN--P1AI"])
+def test_internationalised_tlds_in_either_spelling(name):
+    assert rendered_urls(f"see {name} now") == [f"https://{name}/"]
