@@ -15,6 +15,8 @@ renderer could take of it, and a URL any view finds is judged by the allowlist:
 - text: URLs with a scheme anywhere (code included: a non-markdown client may linkify them), and in prose
   (outside code) what a linkifier guesses: ``//host``, ``www.`` names, e-mail addresses and bare names
   under any root-zone TLD except a few that are common file extensions (``setup.py``, ``README.md``).
+  Emphasis markers come off first, as the parser takes them off before linkify sees the text: in
+  ``_evil.com_`` the underscore is markup, in ``foo_evil.com`` part of a word that is no link.
 
 A scheme-relative ``//host`` resolves against the page, which is served over https. An e-mail address is
 judged as a link to its domain.
@@ -58,6 +60,8 @@ _MAX_DEPTH = 3  # HTML inside comments inside srcdoc...: deeper nesting is judge
 
 # Characters without which the CommonMark and HTML views find nothing the text view does not.
 _MARKUP = re.compile(r"[\[\]<>&`\\]")
+# An underscore that opens or closes emphasis: one not inside a word.
+_EMPHASIS_UNDERSCORES = re.compile(r"(?<![^\W_])_+")
 _EMAIL = re.compile(
     r"(?<![A-Za-z0-9._+\-])[A-Za-z0-9._+\-]+@([a-zA-Z0-9\-_]+(?:\.[a-zA-Z0-9\-_]*[a-zA-Z0-9])+)(?![\-_])"
 )
@@ -90,7 +94,7 @@ def rendered_urls(text: str, *, code_fence: str = "") -> list[str]:
     """
     document = code_fence + "\n" + text if code_fence else text
     found = find_urls(text, bare_names=False)
-    prose = prose_of(text, code_fence)
+    prose = _EMPHASIS_UNDERSCORES.sub(" ", prose_of(text, code_fence))
     found += bare_urls(prose, PROSE_TLDS, FILE_EXTENSION_TLDS)
     found += ["https://" + m.group(1) + "/" for m in _EMAIL.finditer(prose)]
     if _MARKUP.search(text):
