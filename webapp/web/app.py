@@ -21,6 +21,7 @@ from webapp.upstream.profiles import Profile, get_profile
 from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors
+from webapp.web.headers import SecurityHeaders
 from webapp.web.hostguard import HostGuard
 from webapp.web.ownership import OwnerCookie, OwnerIds
 from webapp.web.review_access import ReviewAccess
@@ -159,6 +160,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
+    app.add_middleware(SecurityHeaders)  # around everything, refusals included
     return app
 
 
