@@ -39,6 +39,7 @@ from webapp.guard.moderation.content import carries_content, without_dangling_en
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
+from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.text import Unit
@@ -90,12 +91,15 @@ class SemanticConfig:
     benign: str = ""
     # regex (lexicon names allowed): phrases that name no harm ("kill the cron job"), not counted as anchors
     inert: str = ""
+    # a unit naming a group and a harm word, scored again as if said of these groups (groupswap.py)
+    group_swap: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
         data = dict(data or {})
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         known["anchors"] = dict(known.get("anchors") or {})
+        known["group_swap"] = dict(known.get("group_swap") or {})
         for name in ("benign", "inert"):  # a list of alternatives, or one regex
             if isinstance(known.get(name), list):
                 known[name] = "|".join(f"(?:{p})" for p in known[name])
@@ -236,6 +240,7 @@ class SemanticTier:
         benign: re.Pattern[str] | None = None,
         inert: re.Pattern[str] | None = None,
         group: re.Pattern[str] | None = None,
+        swap: GroupSwap | None = None,
     ) -> None:
         self.config = config
         self._context = context
@@ -248,6 +253,7 @@ class SemanticTier:
         self._benign = benign
         self._groupre = group
         self._inert = inert
+        self._swap = swap
         self._classifier: SemanticClassifier | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
@@ -274,6 +280,7 @@ class SemanticTier:
             benign=one(config.benign),
             inert=one(config.inert),
             group=one(r"\b(?:{group})\b") if "group" in lexicon else None,
+            swap=GroupSwap.from_config(config.group_swap, lexicon),
         )
 
     def build(
@@ -323,6 +330,10 @@ class SemanticTier:
         denials = [unnegate(t) if self._may_deny(t) else "" for t in texts]
         scored = classifier.scores(texts + [d for d in denials if d])
         own, flipped = scored[: len(texts)], iter(scored[len(texts) :])
+        if self._swap is not None:  # the same harm said of another group (groupswap.py)
+            own = self._swap.raised(
+                classifier.scores, texts, own, below=self.config.threshold, skip=[bool(d) for d in denials]
+            )
         for text, (probability, category), denial in zip(texts, own, denials, strict=True):
             if denial and next(flipped)[0] > probability - self.config.denial_margin:
                 continue  # negation did not make it clearly worse: it may deny harm, leave it to the rules
