@@ -20,6 +20,8 @@
     python -m bench.moderation_eval --corpus precision5     # the fifth precision round's held-out set
     python -m bench.moderation_eval --corpus recall5        # the fifth recall round's held-out set
     python -m bench.moderation_eval --corpus recall5-dev    # ...and its studied probes
+    python -m bench.moderation_eval --corpus recall6        # the sixth recall round's held-out set
+    python -m bench.moderation_eval --corpus recall6-dev    # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -93,6 +95,11 @@ CORPORA = {
     # other corpora use little: held-out, written before the round's first change and never studied.
     "recall5": ROOT / "tests" / "data" / "moderation_recall_heldout5.yaml",
     "recall5-dev": ROOT / "tests" / "data" / "moderation_recall_dev5.yaml",
+    # The sixth recall round (the external suite's functionalities in new phrasings over other groups, threats
+    # and harassment of one person, spellings), each shape with harmless twins: held-out, written before the
+    # round's first rule change and never studied; and its studied dev twin.
+    "recall6": ROOT / "tests" / "data" / "moderation_recall_heldout6.yaml",
+    "recall6-dev": ROOT / "tests" / "data" / "moderation_recall_dev6.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -268,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
             "precision5",
             "recall5",
             "recall5-dev",
+            "recall6",
+            "recall6-dev",
         ),
         default="heldout",
     )
