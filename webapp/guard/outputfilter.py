@@ -21,10 +21,11 @@ Each release is judged with the context a renderer or a reader gives it:
   judge it (rules, profanity); the costly one (an embedding) judges it once it ends, and the stream's last
   piece goes to ``moderate_end`` (every tier: its sentence will not grow);
 - a sentence moderation blocks when it ends, and that may be reporting someone else's words (a quote, "he
-  said ..."), waits for the next sentence and is judged again with it: counter-speech often condemns a quote
-  in the sentence after it ('"X are vermin." Nobody should have to read that.'). Nothing of it is shown
-  while it waits; if the next sentence has not ended within ``REPORT_HOLD`` characters, or it does not
-  excuse the quote, or the stream ends, the answer is blocked;
+  said ..."), waits for the next two sentences and is judged again with them: counter-speech often condemns
+  a quote in a sentence after it ('"X are vermin." Nobody should have to read that.', or one later still,
+  after a sentence of context), and a finished answer is read the same way (a unit with the sentence before
+  it and the two after it). Nothing of it is shown while it waits; if those sentences have not ended within
+  ``REPORT_HOLD`` characters, or they do not excuse the quote, or the stream ends, the answer is blocked;
 - at the end, rails that must see the whole answer (a safety model) judge it through NeMo.
 
 The filter holds no rail runner: it takes the checks it needs (``url_policy``, ``moderate``,
@@ -51,7 +52,8 @@ HOLD_LIMIT = 1000  # characters an unfinished construct may hold back before it 
 LINE_CONTEXT = 400  # released characters of the current line a piece is judged with, at most
 SENTENCE_CONTEXT = 400  # released characters moderation sees before a piece, at most
 SHORT_SENTENCE = 40  # a sentence shorter than this so far is judged with the one before it
-REPORT_HOLD = 400  # characters a blocked, possibly reported sentence waits for the next sentence to end
+REPORT_HOLD = 400  # characters a blocked, possibly reported sentence waits for the next sentences to end
+REPORT_SENTENCES = 2  # sentences it waits for: as many as a finished answer's reading sees after a unit
 RECENT_CONTEXT = 1200  # released characters (whole sentences) a sentence's last piece is judged with
 RECENT_SENTENCES = 12  # sentence starts remembered for that
 FENCE_CONTEXT = 2000  # released characters of an open code block whose HTML a piece is judged with
@@ -71,6 +73,11 @@ def sentence_end(text: str) -> int:
     for match in _SENTENCE_END.finditer(text):
         end = match.end()
     return end
+
+
+def sentences_ended(text: str, start: int) -> int:
+    """How many sentences end in ``text`` after ``start``."""
+    return sum(1 for _ in _SENTENCE_END.finditer(text, start))
 
 
 def _ends_sentence(text: str) -> bool:
@@ -234,11 +241,10 @@ class OutputFilter:
         if stream.doubtful and not final and len(pending) < SENTENCE_CONTEXT:
             cut = sentence_end(pending[:cut])
         if stream.awaiting and not final:
-            ended = sentence_end(pending[:cut])
-            if ended > stream.awaiting:
-                cut = ended
+            if sentences_ended(pending[:cut], stream.awaiting) >= REPORT_SENTENCES:
+                cut = sentence_end(pending[:cut])
             elif len(pending) - stream.awaiting < REPORT_HOLD:
-                return "", 0  # the next sentence has not ended yet
+                return "", 0  # the sentences after it have not ended yet
         if cut == 0:
             return "", 0
         context = stream.line_context()
@@ -282,7 +288,7 @@ class OutputFilter:
     def _waits(self, stream: _Stream, piece: str, consumed: int) -> bool:
         """Whether a piece moderation blocked waits for more text instead of blocking the answer: an
         unfinished sentence until it ends (the rest of it decides), a finished one that may report someone
-        else's words until the next sentence ends (it may condemn them). Each waits once."""
+        else's words until the next two sentences end (they may condemn them). Each waits once."""
         if stream.awaiting:
             return False
         if not _ends_sentence(piece):
