@@ -12,6 +12,7 @@ from tests.support.gradio_queue import GradioQueue
 from tests.support.live_app import LiveApp, live_app, module_live_app, module_upstream
 from tests.support.scripted_upstream import ScriptedUpstream
 from tests.web.test_auth import write_auth_file
+from webapp.turn.inputs import MAX_HISTORY_MESSAGES
 from webapp.web.ownership import COOKIE
 
 upstream = module_upstream()
@@ -119,6 +120,22 @@ def test_resent_history_has_a_size_cap(app: LiveApp, upstream: ScriptedUpstream)
     with app.client() as client:
         response = client.post("/v1/chat/completions", json=body)
     assert response.status_code == 400 and response.json()["error"]["code"] == "history_too_long"
+    assert len(upstream.requests) == before
+
+
+def test_resent_history_has_a_cap_on_its_messages_too(app: LiveApp, upstream: ScriptedUpstream) -> None:
+    """Short messages passed the character cap in any number, and each costs its storage and rail checks:
+    20,000 of two words (0.8 MB) held the server for 110 s and its health check for 30 s."""
+    before = len(upstream.requests)
+    history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"hi {i}"}
+        for i in range(MAX_HISTORY_MESSAGES + 2)
+    ]
+    body = {"model": "any", "messages": [*history, {"role": "user", "content": "and now?"}]}
+    with app.client() as client:
+        response = client.post("/v1/chat/completions", json=body)
+        assert response.status_code == 400 and response.json()["error"]["code"] == "history_too_long"
+        assert "messages" in response.json()["error"]["message"]
     assert len(upstream.requests) == before
 
 

@@ -79,6 +79,9 @@ GARBLED_TEXT = (
     "It was kept with them replaced by \ufffd; send it again as valid text."
 )
 HISTORY_MESSAGES_OF_TEXT = 4  # resent history may hold this many maximum-length messages of text
+# ...and at most this many messages, however short: each is stored and judged by the rails on its own, so its
+# cost does not shrink with its text (20,000 messages of two words, 0.8 MB, kept the server busy for 110 s).
+MAX_HISTORY_MESSAGES = 1_000
 
 
 def check_history_size(request: TurnRequest, max_message_chars: int) -> None:
@@ -89,6 +92,12 @@ def check_history_size(request: TurnRequest, max_message_chars: int) -> None:
         raise InputError(
             f"The resent conversation is too long ({total:,} characters; the limit is {limit:,}). "
             "Continue the stored session with X-Session-Id instead of resending it.",
+            code="history_too_long",
+        )
+    if len(request.history) > MAX_HISTORY_MESSAGES:
+        raise InputError(
+            f"The resent conversation has too many messages ({len(request.history):,}; the limit is "
+            f"{MAX_HISTORY_MESSAGES:,}). Continue the stored session with X-Session-Id instead of resending it.",
             code="history_too_long",
         )
 
