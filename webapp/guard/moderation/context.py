@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from webapp.guard.moderation.caseless import CaselessPattern
 from webapp.guard.moderation.lexicon import NEVER, caseless
@@ -50,6 +50,20 @@ _INSULT_NAMED = (
     r"({dehumanising})\b|\b(?:call|calls|called|calling|say|says|said|saying)\s+(?:all\s+)?(?:the\s+)?({group})"
     r"\s+(?:are\s+|as\s+)?(?:an?\s+)?({dehumanising})\b"
 )
+
+
+# Quoted passages (with their quote marks) and a claim a group is said to hold, as the stance judge sees them.
+_CLAIM = "[claim]"
+_GROUP = "[group]"
+_QUOTED_CLAIM = re.compile("[\"'\u2018\u2019\u201c\u201d]\\s*\\[claim\\]\\s*[\"'\u2018\u2019\u201c\u201d]")
+
+
+class Stance(Protocol):
+    """Judges whether a passage, its claim taken out, rejects that claim (``stance.StanceJudge``)."""
+
+    def rejects(self, passage: str) -> bool: ...
+
+    def wait_ready(self, timeout_s: float | None = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -109,6 +123,12 @@ class ContextRules:
     group_question: CaselessPattern = NEVER
     # claims a text makes across two sentences, or one sentence and its tail (``Sequel``)
     sequels: tuple[Sequel, ...] = ()
+    # a group named, for the stance judge's passages
+    group_named: CaselessPattern = NEVER
+    # whether a passage rejects the claim it quotes or reports, in words no list holds (``stance.py``)
+    stance: Stance | None = None
+    # the speaker making the claim themselves ("As a woman I can say [claim]"): no stance to judge
+    own_claim: CaselessPattern = NEVER
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -130,6 +150,8 @@ class ContextRules:
             caseless(_INSULT_NAMED, lexicon) if "dehumanising" in lexicon and "group" in lexicon else NEVER,
             caseless(_GROUP_QUESTION, lexicon) if "group" in lexicon else NEVER,
             tuple(Sequel.from_mapping(entry, lexicon) for entry in data.get("sequels", ()) or ()),
+            caseless(r"\b(?:{group})\b", lexicon) if "group" in lexicon else NEVER,
+            own_claim=alternatives("own_claim"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -153,7 +175,27 @@ class ContextRules:
         if not framed or self.endorsement.search(unit.outside_quotes) or self.endorsement.search(unit.around):
             return False
         reported = bool(unit.quotes) or bool(self.reported.search(unit.outside_quotes))
-        return self._condemns(unit.outside_quotes) or (reported and self._condemns(unit.around))
+        if self._condemns(unit.outside_quotes) or (reported and self._condemns(unit.around)):
+            return True
+        if self.stance is None or not self._claims(unit):
+            return False
+        passage = self.stance_passage(unit)
+        return not self.own_claim.search(passage) and self.stance.rejects(passage)
+
+    def _claims(self, unit: Unit) -> bool:
+        """Quotes someone, or reports what a group is said to be ("People who insist X are ...")."""
+        return bool(unit.quotes) or bool(self.predication.search(unit.outside_quotes))
+
+    def stance_passage(self, unit: Unit) -> str:
+        """The unit and the sentences around it as the stance judge reads them: each quote and each claim
+        about a group as "[claim]", any other group named as "[group]" ('Someone wrote "kill all X" on the
+        wall.' + 'We painted over it.' -> 'someone wrote [claim] on the wall. we painted over it.')."""
+        text = unit.text
+        for quote in unit.quotes:
+            text = text.replace(quote, _CLAIM)
+        said = " ".join(p for p in (text, unit.around) if p)
+        said = _QUOTED_CLAIM.sub(_CLAIM, self.predication.sub(_CLAIM, said))
+        return " ".join(self.group_named.sub(_GROUP, said).split())
 
     def _condemns(self, text: str) -> bool:
         return bool(self.condemnation.search(self.predication.sub(" ", text)))

@@ -6,6 +6,7 @@ closed, it never passes text it could not judge.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import threading
@@ -20,6 +21,7 @@ from webapp.guard.moderation.memo import Memo, verdict_bytes
 from webapp.guard.moderation.patterns import CategoryRule, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticTier
+from webapp.guard.moderation.stance import StanceJudge
 from webapp.guard.moderation.surface import closed_spaces, joined_lines, read_across, unquoted, without_struck
 from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
 from webapp.guard.moderation.vocabulary import build_speller
@@ -71,6 +73,14 @@ class Moderator:
             "verdicts", max_entries=VERDICT_CACHE_SIZE, max_bytes=VERDICT_CACHE_BYTES, size_of=verdict_bytes
         )
         self._context = ContextRules.from_mapping(config.context, config.lexicon)
+        stance = None
+        if config.semantic.enabled and config.semantic.stance:
+            stance = StanceJudge(
+                (rails_dir or Path(".")) / config.semantic.stance,
+                config.semantic.stance_threshold,
+                timeout_s=config.load_timeout_s,
+            )
+            self._context = dataclasses.replace(self._context, stance=stance)
         # "call X Y" names a claim ("X are Y"), judged when the text endorses the frame around it
         self._called = re.compile(
             r"\b(?:call|calls|called|calling|label|labels|labelled|labelling|brand|branded|branding)\s+"
@@ -96,14 +106,17 @@ class Moderator:
             # threads mid-run (which aborts the process: "terminate called without an active exception").
             threading.Thread(
                 target=_build_semantic,
-                args=(self._semantic, encoder, examples, templates, cache_dir),
+                args=(self._semantic, stance, encoder, examples, templates, cache_dir),
                 name="moderation-warmup",
             ).start()
 
     def wait_ready(self, timeout_s: float | None = None) -> None:
-        """Block until the semantic tier is loaded (raises if it failed); for start-up and tests."""
+        """Block until the semantic tier and the stance judge are loaded (raises if the tier failed); for
+        start-up and tests."""
         if self._semantic is not None:
             self._semantic.wait_ready(timeout_s)
+        if self._context.stance is not None:
+            self._context.stance.wait_ready(timeout_s)
 
     def check(self, text: str, stage: Stage, *, partial: bool = False) -> ModerationFinding | None:
         """The first rule the text breaks, or None.
@@ -260,15 +273,18 @@ class Moderator:
 
 def _build_semantic(
     tier: SemanticTier,
+    stance: StanceJudge | None,
     encoder: Encoder | None,
     examples: Path,
     templates: Path | None,
     cache_dir: Path | None,
 ) -> None:
     try:
-        tier.build(
-            encoder if encoder is not None else shared_encoder(), examples, templates, cache_dir=cache_dir
-        )
+        encoder = encoder if encoder is not None else shared_encoder()
+        tier.build(encoder, examples, templates, cache_dir=cache_dir)
     except Exception as exc:  # kept by the tier: every check logs it and refuses
         log.error("the moderation embedding model could not be loaded: %s: %s", type(exc).__name__, exc)
         tier.fail(exc)
+        encoder = None
+    if stance is not None:
+        stance.build(encoder)

@@ -93,6 +93,10 @@ class SemanticConfig:
     inert: str = ""
     # a unit naming a group and a harm word, scored again as if said of these groups (groupswap.py)
     group_swap: Mapping[str, Any] = field(default_factory=dict)
+    # passages that reject or hold a quoted claim (relative to the rails directory; ``stance.py``), and the
+    # probability of "rejects" at which a quote or reported claim counts as counter-speech; empty: none
+    stance: str = ""
+    stance_threshold: float = 0.8
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
