@@ -43,6 +43,7 @@ async def test_counter_speech_rejecting_in_unlisted_words_passes(checks, text):
 async def test_the_same_frames_holding_the_claim_are_blocked(checks, text):
     await assert_blocked_whole_and_streamed(checks, text)
 
+
 # Harm denied as deserved, and compassion that prefers the speaker's own death to harm to others: the classifier
 # read the harm words; the rules judge them (negated hate is HateCheck's negate_neg_nh).
 DENIED_HARM = [
