@@ -46,6 +46,15 @@ def _resolve(text: str, group: str) -> str:
 _HOMOGLYPHS = str.maketrans("аеорсхуіјѕԁɡοεαικνρτυχ", "aeopcxyijsdgoeaikvptux")
 _SEPARATOR = r"[.\-_*~|/•·+]"
 _DOTTED = re.compile(rf"\b(?:[a-z]{_SEPARATOR}){{2,}}[a-z]\b")  # "k.i.l.l", "k-i-l-l", "k|i|l|l", "k•i•l•l"
+# Words chained by one separator read as words, as a reader reads them ("muslims-are-vermin", "jews/are/vermin",
+# "kill·all·jews"). Three words or more, so "well-known" and "e-mail" stay as written.
+# A chain after an article or a possessive is a compound modifier ("a state-of-the-art kill-switch", "my
+# mother-in-law"), not a sentence.
+_WORD_CHAIN = re.compile(
+    r"(?<!\ba )(?<!\ban )(?<!\bthe )(?<!\bthis )(?<!\bthat )"
+    r"(?<!\bmy )(?<!\byour )(?<!\bhis )(?<!\bher )(?<!\bour )(?<!\btheir )"
+    r"(?<![\w\-/+~_•·])[a-z]+([\-/+~_•·])[a-z]+(?:\1[a-z]+)+\b"
+)
 # Punctuation standing for a letter inside a word: "k!ll", "v3rm!n", "k|ll" ("|" as "1": "i", or "l").
 _IN_WORD_MARK = re.compile(r"(?<=[a-z0-9])[!|](?=[a-z0-9])|\|<(?=[a-z])")
 
@@ -56,6 +65,7 @@ def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i")
     text = unicodedata.normalize("NFKC", as_shown(text)).lower()
     text = text.replace("’", "'").replace("‘", "'").translate(_HOMOGLYPHS)
     text = _DOTTED.sub(lambda m: re.sub(_SEPARATOR, "", m.group(0)), text)
+    text = _WORD_CHAIN.sub(lambda m: m.group(0).replace(m.group(1), " "), text)
     text = _IN_WORD_MARK.sub(lambda m: {"!": "i", "|": "1", "|<": "k"}[m.group(0)], text)
     leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
     text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
