@@ -22,6 +22,7 @@ from typing import Any
 from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.lexicon import compile_pattern
+from webapp.guard.moderation.literals import Needs, Probe, pattern_needs
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
@@ -48,9 +49,13 @@ class CategoryRule:
     raw_text: bool = False  # True: run on the original text (instructions, not hate: no unit context)
     # the patterns as run: without IGNORECASE on lower-case ASCII text where that finds the same matches
     _runs: tuple[CaselessPattern, ...] = field(init=False, repr=False, compare=False)
+    # per pattern as run on lower-case ASCII text: literals a match needs, asked before the regex (literals.py)
+    _needs: tuple[tuple[Needs, ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_runs", tuple(CaselessPattern.of(p) for p in self.patterns))
+        runs = tuple(CaselessPattern.of(p) for p in self.patterns)
+        object.__setattr__(self, "_runs", runs)
+        object.__setattr__(self, "_needs", tuple(pattern_needs(run.lower) for run in runs))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str] | None = None) -> CategoryRule:
@@ -71,10 +76,22 @@ class CategoryRule:
         """Whether ``word`` by itself is enough for a pattern (a slur), with no sentence around it."""
         return any(pattern.fullmatch(word) for pattern in self.patterns)
 
-    def matches(self, text: str, negation: CaselessPattern | None = None, *, after: int = 0) -> bool:
-        """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset."""
+    def matches(
+        self,
+        text: str,
+        negation: CaselessPattern | None = None,
+        *,
+        after: int = 0,
+        probe: Probe | None = None,
+    ) -> bool:
+        """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset.
+        ``probe``: the text's literal look-ups, shared by the rules tried on it (made here if None)."""
         lower = is_lower_ascii(text)
-        for pattern in self._runs:
+        if lower and probe is None:
+            probe = Probe(text)
+        for pattern, needs in zip(self._runs, self._needs, strict=True):
+            if lower and needs and not probe.may_match(needs):  # type: ignore[union-attr]
+                continue  # a word every match needs is missing: the regex cannot match
             for match in (pattern.lower if lower else pattern.original).finditer(text):
                 if match.end() <= after:
                     continue
@@ -116,9 +133,10 @@ def _rule_for(
     rules: Sequence[CategoryRule], text: str, context: ContextRules, *, after: int = 0
 ) -> CategoryRule | None:
     denied = context.is_denied(text)  # only rules written for negated hate still apply
+    probe = Probe(text)
     for rule in rules:
         if rule.raw_text or (denied and not rule.negation_allowed):
             continue
-        if rule.matches(text, context.negation, after=after):
+        if rule.matches(text, context.negation, after=after, probe=probe):
             return rule
     return None
