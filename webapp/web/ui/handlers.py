@@ -9,11 +9,13 @@ to, in that order.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
 from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
+from webapp.web.ui.queue import closed_with_event
 from webapp.web.ui.render import notice_html
 from webapp.web.ui.state import UIState, current_state, request_browser, request_owner
 
@@ -125,18 +127,25 @@ class ChatHandlers:
             yield gr.update(), gr.update(), st
             return  # nothing to send: no bubble, nothing stored
         box: Any = busy_box(clear=True)
-        async for view in self.ui.browser_turn(text, files, st, mode, browser=request_browser(request)):
-            st.meter = view.meter or st.meter
-            yield box, view.history, st
-            box = None  # locked and empty already: a plain value costs Gradio no rebuild
+        # Stop between two updates: Gradio abandons this generator unclosed; the queue closes the turn when
+        # the event ends, so the interruption is stored before /cancel answers (webapp/web/ui/queue.py).
+        turn = closed_with_event(
+            self.ui.browser_turn(text, files, st, mode, browser=request_browser(request))
+        )
+        async with aclosing(turn) as views:
+            async for view in views:
+                st.meter = view.meter or st.meter
+                yield box, view.history, st
+                box = None  # locked and empty already: a plain value costs Gradio no rebuild
 
     async def on_retry(self, state: UIState | None, mode: str, request: gr.Request) -> AsyncIterator[Outputs]:
         st = current_state(state, request)
         box: Any = busy_box(clear=False)
-        async for view in self.ui.retry(st, mode):
-            st.meter = view.meter or st.meter
-            yield box, view.history, st
-            box = None
+        async with aclosing(closed_with_event(self.ui.retry(st, mode))) as views:  # see on_submit
+            async for view in views:
+                st.meter = view.meter or st.meter
+                yield box, view.history, st
+                box = None
 
     def on_settled(self, state: UIState | None, request: gr.Request) -> Outputs:
         """After a turn (whatever its end): the input open again, the context meter, the chat list and URL."""

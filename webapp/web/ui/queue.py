@@ -20,20 +20,75 @@ page's own cancel sets the event "complete" once ``/cancel`` and a ``/reset`` ha
 completion arrives first, as it mostly does, the error is overwritten unseen, but on a busy machine it may
 arrive after (behind the page's backlog of chat updates) and the label stays. ``SessionMessages`` gives
 such a completion an empty ``data`` list, which the page applies as "nothing changed".
+
+Stop between two updates: when ``/cancel`` lands while Gradio post-processes or sends a turn's last update,
+the handler's generator is suspended at a ``yield`` and Gradio closes only its own wrapper around it
+(``gradio.utils.function_wrapper`` drops the handler's generator unclosed). The turn would then be closed by
+the garbage collector, in the background, after ``/cancel`` answered and after Stop read the chat back.
+A handler hands the generator it streams to ``closed_with_event``; the event's task closes what is still open
+when it ends, however it ends, or waits for the close already under way (the dropped handler's finaliser
+may start it first), so ``/cancel`` (which waits for that task) returns with the answer stored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
-from typing import Any
+from collections.abc import AsyncGenerator
+from typing import Any, TypeVar
 
 from gradio.queueing import Queue
 from gradio.server_messages import ProcessCompletedMessage
 from gradio.utils import LRUCache, run_coro_in_background, set_task_name
 
 IDLE_RECHECK_S = 1.0
+T = TypeVar("T")
+# Longest a queued event waits, once it ended, for a turn it opened to finish closing (its clean-up stores
+# the answer; bounded so a stuck clean-up cannot hold the event's slot for good).
+CLOSE_WAIT_S = 30.0
+_Opened = list[tuple[AsyncGenerator[Any, None], asyncio.Event]]
+# The generators the running event's handler streams from (the event's task sets it; handlers run in it).
+_EVENT_GENERATORS: contextvars.ContextVar[_Opened | None] = contextvars.ContextVar(
+    "railchat_event_generators", default=None
+)
+
+
+def closed_with_event(generator: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
+    """``generator``, closed when the queued event running it ends, even if Gradio abandons the handler
+    (see the module docstring). Outside a queued event (a test calling the handler): unchanged."""
+    opened = _EVENT_GENERATORS.get()
+    if opened is None:
+        return generator
+    closed = asyncio.Event()
+    tracked = _signalling(generator, closed)
+    opened.append((tracked, closed))
+    return tracked
+
+
+async def _signalling(generator: AsyncGenerator[T, None], closed: asyncio.Event) -> AsyncGenerator[T, None]:
+    """``generator``'s items; ``closed`` is set once it is closed, by whichever task closed it."""
+    try:
+        async with contextlib.aclosing(generator):
+            async for item in generator:
+                yield item
+    finally:
+        closed.set()
+
+
+async def _close_all(opened: _Opened) -> None:
+    for generator, closed in opened:
+        try:
+            await generator.aclose()
+        except RuntimeError:
+            # already closing in another task: the garbage collector's, for the handler Gradio dropped
+            pass
+        except Exception:  # a failing clean-up is logged by the turn; the others still close
+            pass
+        if getattr(generator, "ag_frame", None) is not None and not closed.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(closed.wait(), CLOSE_WAIT_S)
 
 
 class SessionMessages(asyncio.Queue[Any]):
@@ -88,9 +143,13 @@ class WokenQueue(Queue):
             self.wake()
 
     async def process_events(self, *args: Any, **kwargs: Any) -> None:
+        opened: _Opened = []
+        token = _EVENT_GENERATORS.set(opened)  # seen by the handlers this task runs
         try:
             await super().process_events(*args, **kwargs)
         finally:
+            _EVENT_GENERATORS.reset(token)
+            await _close_all(opened)  # what a cancelled event's handler left open (a no-op once finished)
             self.wake()  # a slot is free
 
     def close(self) -> None:

@@ -110,9 +110,12 @@ async def ready_batches(events: AsyncIterator[T]) -> AsyncGenerator[list[T], Non
 
     Gradio's cost is per yield, not per word (the whole chat post-processed, diffed and sent): when it falls
     behind the model under load, one yield carries every word that passed meanwhile instead of a queue of
-    yields, each a word late. The events are read by a task of their own; closing this generator early (Stop,
-    a closed page) cancels that task once and waits for its clean-up, so the answer is stored as interrupted
-    before the handler returns (as the API does on a disconnect).
+    yields, each a word late. The events are read by a task of their own; closing this generator early
+    (``aclose``, or a cancellation while it waits for events) cancels that task once and waits for its
+    clean-up, so the answer is stored as interrupted before the close returns, as the API does on a
+    disconnect. That holds only if something closes it: Gradio does not close a handler's generator that it
+    abandons between two updates (Stop), so the handler registers the turn with ``closed_with_event``
+    (``webapp/web/ui/queue.py``); a generator nobody closes is closed by the garbage collector, later.
     """
     queue: asyncio.Queue[_Item[T]] = asyncio.Queue()
     reader = asyncio.ensure_future(_read_into(events, queue))
