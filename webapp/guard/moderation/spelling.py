@@ -56,6 +56,8 @@ _SHORT_PIECES = frozenset(
     }
 )
 MAX_PIECES = 3
+MAX_GLUED_WORDS = 8  # words a whole clause run together may be read as
+_LONGEST_PIECE = 20
 MIN_WRONG_LETTER = 5  # letters a word needs before a wrong one in it is read as a slip
 # A contraction run into the next word ("don'tbelong", "can'tbe", "i'dnever"): n't, 'd, 's, 'm, 'll, 're, 've.
 _GLUED_CONTRACTION = re.compile(r"(?<=[a-z]')(t|d|s|m|ll|re|ve)([a-z]{2,})\b")
@@ -187,7 +189,26 @@ class Speller:
         ]
         # ...or a function word run into a whole word ("tosteal", "arelower", "thandirt", "forcheap").
         glued += [(len(max(pair, key=len)), pair) for pair in pairs if _function_word_glued(pair)]
-        return list(max(glued)[1]) if glued else None
+        if glued:
+            return list(max(glued)[1])
+        return self._sentence_glued(word)
+
+    def _sentence_glued(self, word: str) -> list[str] | None:
+        """A whole clause with every space taken out ("allthewomenshouldbeshot", "ihatemuslimsso"): the
+        fewest words of harmful text, at most ``MAX_GLUED_WORDS``, with a harm word or group name among them,
+        found by dynamic programming (enumerating splits grows too fast past three pieces)."""
+        usual = self._targets | self._core | _SHORT_PIECES
+        best: list[list[str] | None] = [[]] + [None] * len(word)
+        for end in range(1, len(word) + 1):
+            for start in range(max(0, end - _LONGEST_PIECE), end):
+                head, piece = best[start], word[start:end]
+                if head is not None and piece in usual and (len(piece) > 2 or piece in _SHORT_PIECES):
+                    if best[end] is None or len(head) + 1 < len(best[end] or ()):
+                        best[end] = [*head, piece]
+        pieces = best[-1]
+        if pieces is None or not MAX_PIECES < len(pieces) <= MAX_GLUED_WORDS:
+            return None
+        return pieces if any(p in self._core for p in pieces) else None
 
     def _names_group(self, word: str) -> bool:
         return self._keep is not None and word in self._core and bool(self._keep.fullmatch(word))
