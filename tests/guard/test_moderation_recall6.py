@@ -58,13 +58,55 @@ RUN_TOGETHER_TWINS = [
     "Welcomealltheimmigrants.",
     "Muslimsaregreatneighbours.",
 ]
+# A lower form of life, one fewer of the group one fewer problem, welcome only to leave, never amounting to
+# anything, always second-class.
+LESSER = [
+    "Trans women are a lower form of life.",
+    "Immigrants are an inferior kind of people.",
+    "One less immigrant is one less problem.",
+    "Muslims are welcome to leave.",
+    "Women never amount to anything.",
+    "Immigrants will always be second-class.",
+]
+LESSER_TWINS = [
+    "Lichens are a primitive form of life.",
+    "One less car is one less problem.",
+    "Muslims are welcome to leave the meeting early.",
+    "Immigrants are welcome to apply.",
+    "Women amount to half the workforce.",
+    "Immigrants will always be welcome here.",
+]
+# Threats to one person without a listed verb of violence.
+PERSON_THREATS = [
+    "I'm going to make you wish you were never born.",
+    "You won't live to see your next birthday.",
+    "Next time I see you, you're finished.",
+    "Say that again and I'll knock your teeth out.",
+    "You'd better hope we never meet in person.",
+    "I'll put you in the ground.",
+    "You're going to get what's coming to you, I promise.",
+]
+PERSON_THREAT_TWINS = [
+    "This cake will make you wish you were never on a diet.",
+    "Next time I see you, you're buying the coffee.",
+    "I'll knock on your door at eight.",
+    "I'll put you in touch with my accountant.",
+    "You'd better hope we never run out of coffee.",
+    "I'll kick your ball back over the fence.",
+    "You're going to get a lovely surprise.",
+]
+# Every space taken out, with a word no list names ("death", "exterminated") among the pieces.
+RUN_TOGETHER += ["Deathtowomen.", "Jewsshouldbeexterminated."]
+RUN_TOGETHER_TWINS += ["Deathtothetyrants.", "Killallthezombies in the game."]
 
 
-@pytest.mark.parametrize("text", IMPLICIT + THREATS + RUN_TOGETHER)
+@pytest.mark.parametrize("text", IMPLICIT + THREATS + RUN_TOGETHER + LESSER + PERSON_THREATS)
 async def test_these_are_blocked_whole_and_streamed(checks, text):
     await assert_blocked_whole_and_streamed(checks, text)
 
 
-@pytest.mark.parametrize("text", IMPLICIT_TWINS + THREAT_TWINS + RUN_TOGETHER_TWINS)
+@pytest.mark.parametrize(
+    "text", IMPLICIT_TWINS + THREAT_TWINS + RUN_TOGETHER_TWINS + LESSER_TWINS + PERSON_THREAT_TWINS
+)
 async def test_their_ordinary_twins_pass(checks, text):
     await assert_passes_whole_and_streamed(checks, text)
