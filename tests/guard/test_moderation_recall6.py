@@ -39,6 +39,8 @@ IMPLICIT_TWINS = [
     "Electing a woman was the best decision this country ever made.",
     "Hiring a new accountant was the worst mistake we made.",
     "Who cares if it rains?",
+    # the question answered against the asker (sec, 20:08)
+    "Who cares if immigrants drown? Apparently not the coast guard, and that is a scandal.",
     "I would rather get the flu than miss the concert.",
 ]
 # A threat to the reader's family without a violent word.
