@@ -15,7 +15,7 @@ from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator, semantic
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_templates
-from webapp.guard.moderation.semantic import SemanticTier, _example_vectors
+from webapp.guard.moderation.semantic import SemanticTier, example_vectors
 from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.text import split_units, strip_frame
 
@@ -78,10 +78,10 @@ def test_the_examples_embeddings_are_cached_between_starts(tmp_path):
             return np.eye(len(sentences), 8, dtype=np.float32)
 
     encoder = Counting()
-    first = _example_vectors(encoder, ["a", "b", "c"], tmp_path)
-    again = _example_vectors(encoder, ["a", "b", "c"], tmp_path)
+    first = example_vectors(encoder, ["a", "b", "c"], tmp_path)
+    again = example_vectors(encoder, ["a", "b", "c"], tmp_path)
     assert encoder.calls == 3 and np.array_equal(first, again)  # the second start read them from disk
-    _example_vectors(encoder, ["a", "b", "d"], tmp_path)
+    example_vectors(encoder, ["a", "b", "d"], tmp_path)
     assert encoder.calls == 6  # other sentences: embedded again
 
 

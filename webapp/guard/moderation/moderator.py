@@ -287,4 +287,4 @@ def _build_semantic(
         tier.fail(exc)
         encoder = None
     if stance is not None:
-        stance.build(encoder)
+        stance.build(encoder, cache_dir=cache_dir)

@@ -139,7 +139,7 @@ class SemanticClassifier:
     ) -> None:
         from sklearn.linear_model import LogisticRegression
 
-        vectors = _example_vectors(encoder, [s.lower() for s in sentences], cache_dir)
+        vectors = example_vectors(encoder, [s.lower() for s in sentences], cache_dir)
         harmful = np.array([label != ALLOWED for label in labels])
         self._encoder = encoder
         # Balanced: the harmful side is larger (every harmful train sentence has a misspelt twin), and an
@@ -179,7 +179,7 @@ def _score_bytes(text: str, score: tuple[float, str]) -> int:
     return text_bytes(text) + 120  # the tuple and its float; the category name is shared
 
 
-def _example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path | None) -> np.ndarray:
+def example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path | None) -> np.ndarray:
     """The examples' embeddings, from ``cache_dir`` when this encoder embedded these exact sentences before
     (a restart then skips seconds of CPU), else embedded in batches and saved there for the next start."""
     identity = getattr(encoder, "identity", None)

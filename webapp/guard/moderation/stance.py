@@ -27,7 +27,7 @@ import numpy as np
 
 from webapp.guard.moderation.embedder import EmbeddingNeeded, Encoder
 from webapp.guard.moderation.memo import Memo, text_bytes
-from webapp.guard.moderation.semantic import unnegate
+from webapp.guard.moderation.semantic import example_vectors, unnegate
 from webapp.guard.yamlfile import load_yaml
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,12 @@ class _StanceModel:
     that wording for sure. (Any nearest holding example would veto too much: the bare reports, "my neighbour
     told me [claim].", sit next to every passage that reports a claim and then rejects it.)"""
 
-    def __init__(self, encoder: Encoder, passages: list[str], labels: list[bool]) -> None:
+    def __init__(
+        self, encoder: Encoder, passages: list[str], labels: list[bool], cache_dir: Path | None = None
+    ) -> None:
         from sklearn.linear_model import LogisticRegression
 
-        self._vectors = encoder.encode([p.lower() for p in passages])
+        self._vectors = example_vectors(encoder, [p.lower() for p in passages], cache_dir)
         self._rejects = np.array(labels)
         self._encoder = encoder
         # Weakly regularised: the verdicts differ by a few words in sentences otherwise alike, and a passage
@@ -121,16 +123,17 @@ class StanceJudge:
             size_of=lambda text, _: text_bytes(text) + 32,
         )
 
-    def build(self, encoder: Encoder | None) -> None:
-        """Embed the examples and fit (once per encoder and file in a process); run in a thread at start.
-        None: the embedding model could not be loaded, so this judge grants nothing."""
+    def build(self, encoder: Encoder | None, *, cache_dir: Path | None = None) -> None:
+        """Embed the examples (or read their vectors from ``cache_dir``, as the semantic tier does) and fit,
+        once per encoder and file in a process; run in a thread at start. None: the embedding model could
+        not be loaded, so this judge grants nothing."""
         try:
             if encoder is None:
                 return
             key = (id(encoder), hashlib.sha256(self._examples.read_bytes()).hexdigest())
             with _fitted_lock:
                 if key not in _fitted:
-                    _fitted[key] = _StanceModel(encoder, *load_stance_examples(self._examples))
+                    _fitted[key] = _StanceModel(encoder, *load_stance_examples(self._examples), cache_dir)
                 self._model = _fitted[key]
         except Exception as exc:  # no excuse is granted without it; the rules still judge
             log.error("the counter-speech stance model could not be built: %s: %s", type(exc).__name__, exc)
