@@ -28,8 +28,9 @@ def system_prompt_for(operator: str | None, request: TurnRequest, policy: Client
 
 
 def rail_text(request: TurnRequest, descriptions: Sequence[str], policy: ClientSystemPrompts) -> str:
-    """Everything the model will read that the client sent: its system prompt, resent history (with the tool
-    calls it claims the model made), the new message or tool results, and image descriptions (QR text!)."""
+    """Everything the model will read that the client sent: its system prompt, its tool definitions, resent
+    history (with the tool calls it claims the model made), the new message or tool results, and image
+    descriptions (QR text!)."""
     history = []
     for message in request.history:
         history.append(message.content)
@@ -37,8 +38,30 @@ def rail_text(request: TurnRequest, descriptions: Sequence[str], policy: ClientS
             function = call.get("function") or {}
             history += [str(function.get("name", "")), str(function.get("arguments", ""))]
     system = [request.system_prompt] if policy == "append" else []
+    tools = tool_text(request.upstream_fields.get("tools"))
     results = [r.content for r in request.tool_results]
-    return "\n\n".join(t for t in [*system, *history, request.text, *results, *descriptions] if t)
+    return "\n\n".join(t for t in [*system, *tools, *history, request.text, *results, *descriptions] if t)
+
+
+# A JSON Schema's "$schema" names its dialect ("http://json-schema.org/draft-07/schema#", in every tool that
+# zod or an MCP server describes); no model is meant to read it, and the URL allowlist would refuse it.
+_SCHEMA_DIALECT = "$schema"
+
+
+def tool_text(tools: Any) -> list[str]:
+    """What a chat template renders from a client's tool definitions, as text: every name, description,
+    property name, enum value and default, each its own line (``neutralise_tools`` only defuses tokens)."""
+    if isinstance(tools, str):
+        return [tools]
+    if isinstance(tools, dict):
+        texts = []
+        for key, value in tools.items():
+            if key != _SCHEMA_DIALECT:
+                texts += [str(key), *tool_text(value)]
+        return texts
+    if isinstance(tools, list | tuple):
+        return [text for item in tools for text in tool_text(item)]
+    return []
 
 
 def check_tool_results(request: TurnRequest, stored: Sequence[MessageInfo]) -> None:

@@ -99,10 +99,15 @@ class Tool(BaseModel):
     function: FunctionDefinition
 
 
+class ToolName(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
+
+
 class NamedToolChoice(BaseModel):
     model_config = ConfigDict(extra="ignore")
     type: Literal["function"]
-    function: dict[Literal["name"], str]
+    function: ToolName  # a name, spelt as a tool's: some templates render the forced tool's name
 
 
 class JsonSchemaFormat(BaseModel):
