@@ -24,6 +24,8 @@
     python -m bench.moderation_eval --corpus recall6-dev    # ...and its studied probes
     python -m bench.moderation_eval --corpus precision6     # the sixth precision round's held-out set
     python -m bench.moderation_eval --corpus precision6-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus recall7        # the seventh recall round's held-out set
+    python -m bench.moderation_eval --corpus recall7-dev    # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -107,6 +109,11 @@ CORPORA = {
     # frames): written before the round and never studied; the round tuned on its dev twin.
     "precision6": ROOT / "tests" / "data" / "moderation_precision_heldout6.yaml",
     "precision6-dev": ROOT / "tests" / "data" / "moderation_precision_dev6.yaml",
+    # The seventh recall round (platform policies' and the implicit-hate taxonomy's categories, the external
+    # suite's weakest functionalities in new phrasings over other groups, slurs, spellings of group names):
+    # held-out, written before the round's first change and never studied; and its studied dev twin.
+    "recall7": ROOT / "tests" / "data" / "moderation_recall_heldout7.yaml",
+    "recall7-dev": ROOT / "tests" / "data" / "moderation_recall_dev7.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -286,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall6-dev",
             "precision6",
             "precision6-dev",
+            "recall7",
+            "recall7-dev",
         ),
         default="heldout",
     )
