@@ -22,7 +22,14 @@ from webapp.guard.moderation.patterns import CategoryRule, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticTier
 from webapp.guard.moderation.stance import StanceJudge
-from webapp.guard.moderation.surface import closed_spaces, joined_lines, read_across, unquoted, without_struck
+from webapp.guard.moderation.surface import (
+    closed_spaces,
+    hashtags_apart,
+    joined_lines,
+    read_across,
+    unquoted,
+    without_struck,
+)
 from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
 from webapp.guard.moderation.vocabulary import build_speller
 from webapp.guard.verdicts import Stage
@@ -208,7 +215,8 @@ class Moderator:
         what it strikes through ("X are ~~not~~ vermin"), with its soft line breaks read as spaces, with
         its table rows and dotted words read across ("| X | are | vermin |", "x.are.vermin"), with a
         no-break or other Unicode space between letters taken out ("ver\u00a0min"), with its
-        scare-quoted words as plain ("X are 'vermin'"), with an aside between a group and its verb taken out
+        scare-quoted words as plain ("X are 'vermin'"), with its CamelCase hashtags read apart
+        ("#DeportAllMuslims"), with an aside between a group and its verb taken out
         ("X, and I have thought about this for years, are vermin"), and with a space typed inside a group's
         name or a word the rules list taken out ("wo men", "dis gusting")."""
         readings = []
@@ -220,6 +228,7 @@ class Moderator:
             read_across(text),
             closed_spaces(text),
             unquoted(text),
+            hashtags_apart(text),
         ):
             if shown is not None:
                 readings.append(self._units(self._normalise(shown)))

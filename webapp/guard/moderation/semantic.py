@@ -60,7 +60,8 @@ _UNNEGATE = (
     (re.compile(r"\b(can't|cannot)\b"), "can"),
     (re.compile(r"\bwon't\b"), "will"),
     (re.compile(r"\b(\w+)n't\b"), r"\1"),
-    (re.compile(r"\b(not|never|no)\s+"), ""),
+    # "no more killing of X" is a call to stop a harm, left as written: the tier then leaves it to the rules
+    (re.compile(r"\b(not|never|no)\s+(?!more\s+\w+ing\b)"), ""),
 )
 
 

@@ -56,6 +56,8 @@ _SHORT_PIECES = frozenset(
     }
 )
 MAX_PIECES = 3
+MAX_GLUED_WORDS = 8  # words a whole clause run together may be read as
+_LONGEST_PIECE = 20
 MIN_WRONG_LETTER = 5  # letters a word needs before a wrong one in it is read as a slip
 # A contraction run into the next word ("don'tbelong", "can'tbe", "i'dnever"): n't, 'd, 's, 'm, 'll, 're, 've.
 _GLUED_CONTRACTION = re.compile(r"(?<=[a-z]')(t|d|s|m|ll|re|ve)([a-z]{2,})\b")
@@ -187,7 +189,35 @@ class Speller:
         ]
         # ...or a function word run into a whole word ("tosteal", "arelower", "thandirt", "forcheap").
         glued += [(len(max(pair, key=len)), pair) for pair in pairs if _function_word_glued(pair)]
-        return list(max(glued)[1]) if glued else None
+        if glued:
+            return list(max(glued)[1])
+        return self._sentence_glued(word)
+
+    def _sentence_glued(self, word: str) -> list[str] | None:
+        """A whole clause with every space taken out ("allthewomenshouldbeshot", "deathtowomen"): the
+        cheapest reading as at most ``MAX_GLUED_WORDS`` words, a word of harmful text costing less than any
+        other dictionary word (which needs four letters: short ones would make fragments of anything), with
+        a group name or harm word among them (a group name, if it holds such another word). Found by
+        dynamic programming: enumerating splits grows too fast past three pieces. A call to stop a harm
+        read this way ("nomorekillingofblackpeople") is judged as the spaced call is: as opposing it."""
+        usual = self._targets | self._core | _SHORT_PIECES
+        best: list[tuple[float, list[str]] | None] = [(0.0, [])] + [None] * len(word)
+        for end in range(1, len(word) + 1):
+            for start in range(max(0, end - _LONGEST_PIECE), end):
+                head, piece = best[start], word[start:end]
+                cost = _piece_cost(piece, usual, self._known)
+                if head is None or cost is None or len(head[1]) >= MAX_GLUED_WORDS:
+                    continue
+                reading = (head[0] + cost, [*head[1], piece])
+                if best[end] is None or reading[0] < best[end][0]:  # type: ignore[index]
+                    best[end] = reading
+        found = best[-1]
+        if found is None or len(found[1]) < 2 or not any(p in self._core for p in found[1]):
+            return None
+        # a dictionary word among them is weaker evidence: then the clause must name a group
+        if found[0] > len(found[1]) and not any(self._names_group(p) for p in found[1]):
+            return None
+        return found[1]
 
     def _names_group(self, word: str) -> bool:
         return self._keep is not None and word in self._core and bool(self._keep.fullmatch(word))
@@ -220,6 +250,14 @@ _FUNCTION_WORDS = frozenset(
     "a an the to for of at by in on as is are be am was were than then with from like until and or not no "
     "all any so too very only just more most less their them they we you".split()
 )
+
+
+def _piece_cost(piece: str, usual: frozenset[str], known: frozenset[str]) -> float | None:
+    """What reading ``piece`` as a word of a glued clause costs: a word of harmful text 1, another dictionary
+    word of four letters or more 1.5, anything else cannot be read."""
+    if piece in usual and (len(piece) > 2 or piece in _SHORT_PIECES):
+        return 1.0
+    return 1.5 if len(piece) > 3 and piece in known else None
 
 
 def _function_word_glued(pair: list[str]) -> bool:

@@ -42,13 +42,26 @@ import string
 import unicodedata
 from importlib import resources
 
-__all__ = ["as_shown", "closed_spaces", "joined_lines", "read_across", "unquoted", "without_struck"]
+__all__ = [
+    "as_shown",
+    "closed_spaces",
+    "hashtags_apart",
+    "joined_lines",
+    "read_across",
+    "unquoted",
+    "without_struck",
+]
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|pre|hr)\b[^>]*>", re.I)
 _TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?/?>")
 _STRUCK = re.compile(r"~~.+?~~|<(del|s|strike)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
+# A footnote reference renders as a superscript number beside the word ("are[^1]"): no part of the word.
+_FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,32}\](?!:)")
+# A hashtag in CamelCase: words run together with a capital for each space, two words or more.
+_HASHTAG = re.compile(r"#([A-Z][a-z]+(?:[A-Z][a-z]*){1,7})\b")
+_CAPITAL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Emphasis, code and strike markers, link brackets and backslash escapes: shown as nothing.
 _INLINE_MARKS = re.compile(r"[*`~\[\]\\]+|(?<![a-zA-Z0-9])_+|_+(?![a-zA-Z0-9])")
 # A line that is a block of its own, or starts one: the line break before or after it ends a sentence.
@@ -71,6 +84,8 @@ def as_shown(text: str) -> str:
         text = _TAG.sub("", _BLOCK_TAG.sub("\n", _COMMENT.sub("", text)))
     if "](" in text:
         text = _LINK_TARGET.sub("", text)
+    if "[^" in text:
+        text = _FOOTNOTE.sub("", text)
     text = _INLINE_MARKS.sub("", text)
     if "\u202e" in text:
         text = _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)
@@ -84,6 +99,16 @@ def without_struck(text: str) -> str | None:
         return None
     stripped = _STRUCK.sub("", text)
     return stripped if stripped != text else None
+
+
+def hashtags_apart(text: str) -> str | None:
+    """Each hashtag in CamelCase read as the words its capitals start ("#DeportAllMuslims" -> "Deport All
+    Muslims"), as a reader reads it; or None if the text has none. Only after "#": a CamelCase identifier
+    in code ("killAllProcesses") is no sentence."""
+    if "#" not in text:
+        return None
+    apart = _HASHTAG.sub(lambda m: _CAPITAL.sub(" ", m.group(1)), text)
+    return apart if apart != text else None
 
 
 def read_across(text: str) -> str | None:

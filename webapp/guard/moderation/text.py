@@ -20,8 +20,12 @@ from webapp.guard.moderation.surface import as_shown
 __all__ = ["Speller", "Unit", "normalise", "split_units", "strip_frame"]
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]+\b")
+# "$" and "@" are no word characters, so a word may start or end with one ("tran$", "$cum").
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z])(?=[\w@$]*[013457@$])[\w@$]+(?![\w@$])")
 _SPACED = re.compile(r"\b(?:[a-z] ){2,}[a-z]\b")  # "k i l l" -> "kill"
+# Spaced-out letters with a leet digit among them ("m u s l 1 m s"): a digit alone is no word to translate.
+# Read only when letters are most of the run ("a 1 b", "3 4 5 apples" stay as written).
+_SPACED_LEET = re.compile(r"(?<![\w@$])(?:[a-z013457@$] ){2,}[a-z013457@$](?![\w@$])")
 # "diiie" -> "die"; not the acronym of a hate group ("kkk" read as "k" named no perpetrator)
 _STRETCHED = re.compile(r"(?!(?<![a-z])kkk\b)([a-z])\1{2,}")
 # A single-quoted passage may hold apostrophes between letters ("'I'll kill them' is a threat").
@@ -68,12 +72,18 @@ def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i")
     text = _WORD_CHAIN.sub(lambda m: m.group(0).replace(m.group(1), " "), text)
     text = _IN_WORD_MARK.sub(lambda m: {"!": "i", "|": "1", "|<": "k"}[m.group(0)], text)
     leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
+    text = _SPACED_LEET.sub(lambda m: _spaced_leet(m.group(0), leet), text)
     text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _STRETCHED.sub(r"\1", text)
     if substitutions:
         text = _phrases(tuple(substitutions)).sub(lambda m: substitutions[m.group(1)], text)
     return text
+
+
+def _spaced_leet(run: str, leet: dict[int, str]) -> str:
+    letters = sum(c.isalpha() for c in run[::2])
+    return run.translate(leet) if letters >= 3 and letters * 2 > len(run[::2]) else run
 
 
 @functools.lru_cache(maxsize=8)
