@@ -269,9 +269,14 @@ class OutputFilter:
     async def _judge_and_release(
         self, channel: Channel, piece: str, consumed: int, *, final: bool = False
     ) -> FilterStep:
-        if not piece:
-            return FilterStep()
         stream = self._streams[channel]
+        if not piece:
+            # A stream that ended on a released word ("... They are vermin.\n": answers end in a line break)
+            # still has its end judged with the whole channel, as a finished answer is.
+            block = (
+                await self._check_moderation(stream, "", final=True) if final and stream.released else None
+            )
+            return self._blocked(block) if block is not None else FilterStep()
         block = self._check_links(stream, piece)
         if block is None:
             block = await self._check_moderation(stream, piece, final=final)
@@ -280,10 +285,13 @@ class OutputFilter:
         stream.doubtful = False
         stream.awaiting = 0
         if block is not None:
-            self._block = block
-            return FilterStep(events=[*self._summary(), block], block=block)
+            return self._blocked(block)
         stream.release(piece, consumed)
         return FilterStep(released={channel: piece})
+
+    def _blocked(self, block: RailOutcome) -> FilterStep:
+        self._block = block
+        return FilterStep(events=[*self._summary(), block], block=block)
 
     def _waits(self, stream: _Stream, piece: str, consumed: int) -> bool:
         """Whether a piece moderation blocked waits for more text instead of blocking the answer: an
