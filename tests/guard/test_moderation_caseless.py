@@ -37,6 +37,10 @@ CONFIG = ModerationConfig.from_mapping(MODERATION_CONFIG)
         ("\u017ftupid", False),  # so does the long s "s"
         ("[а-я]", False),  # a range outside ASCII: which of its letters fold to ASCII is not checked
         (r"(\w)\1", False),  # escapes by number are all refused, group references too
+        (r"(?P<group>jews?) are", True),  # a group's name is syntax, whatever its case
+        (r"(?P<Claim>x)", True),
+        (r"(?P<a>x)(?P=a)", False),  # a reference by name is refused like one by number
+        (r"[(?P<x>]", False),  # inside a class they are characters: a capital P
     ],
 )
 def test_only_patterns_that_spell_lower_case_alone_drop_the_flag(source, same):
@@ -68,6 +72,8 @@ def test_every_shipped_pattern_finds_the_same_matches_without_the_flag():
     patterns += [p for p in fields if isinstance(p, CaselessPattern)]
     patterns += [p for sequel in context.sequels for p in (sequel.first, sequel.then)]
     assert sum(p.lower is not p.original for p in patterns) > 0.9 * len(patterns)
+    gated = [p for p in patterns if p.gates]
+    assert len(gated) >= 10  # the long context patterns and the sequels
     matched = 0
     for pattern in patterns:
         for text in texts:
@@ -76,5 +82,9 @@ def test_every_shipped_pattern_finds_the_same_matches_without_the_flag():
                 pattern.original.pattern,
                 text,
             )
+            # gated: the same matches, and the same text back from a substitution
+            assert [m.span() for m in pattern.finditer(text)] == expected, (pattern.original.pattern, text)
+            assert pattern.sub("#", text) == pattern.original.sub("#", text)
             matched += bool(expected)
     assert matched > 50  # the check saw patterns match, not only fail
+    assert sum(1 for p in gated for t in texts if not p._may_match(t)) > 100  # the gates do skip

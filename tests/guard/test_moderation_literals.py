@@ -10,7 +10,15 @@ import pytest
 
 from tests.support.moderation import MODERATION_CONFIG
 from webapp.guard.moderation import ModerationConfig
-from webapp.guard.moderation.literals import Probe, pattern_needs, required_sets
+from webapp.guard.moderation.literals import (
+    Needs,
+    Probe,
+    Scanner,
+    current_scanner,
+    literal_gates,
+    pattern_needs,
+    required_sets,
+)
 from webapp.guard.moderation.text import normalise
 from webapp.guard.yamlfile import load_yaml
 
@@ -64,6 +72,61 @@ def test_a_skipped_rule_could_not_have_matched_any_corpus_text() -> None:
                     checked += 1
                     assert probe.may_match(needs), (pattern.pattern[:80], shown)
     assert checked > 100
+
+
+def test_one_scan_finds_every_set_a_text_holds_overlaps_and_prefixes_included() -> None:
+    """The trie finds the longest literal at each position; the shorter ones starting there and the ones
+    starting inside it count too."""
+    sets = [frozenset(s) for s in ({"ab"}, {"abcd"}, {"bc", "zz"}, {"c"}, {"cd"}, {"x"})]
+    scanner = Scanner([Needs(s, i) for i, s in enumerate(sets)])
+    assert scanner.present("abce") == {0, 2, 3}
+    assert scanner.present("abcd") == {0, 1, 2, 3, 4}
+    assert scanner.present("zzz") == {2}
+    assert scanner.present("") == frozenset()
+
+
+def test_the_scan_answers_as_each_set_asked_alone_on_corpus_texts() -> None:
+    ModerationConfig.from_mapping(MODERATION_CONFIG)  # interns the shipped rules' sets
+    scanner = current_scanner()
+    needs = [n for n in _interned() if n.index < scanner.count]
+    assert len(needs) > 200
+    texts = [normalise(t, {}) for t in _corpus_texts()[::7]]
+    texts = [t for t in texts if t.isascii() and t == t.lower()]
+    found = 0
+    for text in texts:
+        present = scanner.present(text)
+        for need in needs:
+            assert (need.index in present) == need.found_in(Probe(text)), (sorted(need.strings)[:5], text)
+        found += len(present)
+    assert found > 1000
+
+
+def test_a_probe_without_the_scan_answers_the_same() -> None:
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG)
+    required = [needs for rule in config.categories for needs in rule._needs]
+    for text in [normalise(t, config.substitutions) for t in _corpus_texts()[::29]]:
+        scanned, asked = Probe(text), Probe(text, scan=False)
+        assert [scanned.may_match(r) for r in required] == [asked.may_match(r) for r in required]
+
+
+def test_gates_are_the_selective_sets_and_never_a_single_letter() -> None:
+    gates = literal_gates(re.compile(r"\b(?:a|the)\s+(?:teach|give|show)\s+(?:you|them)\b"))
+    assert [g.pattern for g in gates] == ["(?:give|show|teach)", "(?:them|you)"]
+    assert literal_gates(re.compile(r"(?:a|i)\s+\w+")) == ()
+    assert literal_gates(re.compile("vermin", re.IGNORECASE)) == ()
+
+
+def _interned() -> list[Needs]:
+    from webapp.guard.moderation import literals
+
+    return list(literals._INTERNED.values())
+
+
+def _corpus_texts() -> list[str]:
+    texts = []
+    for path in sorted(DATA.glob("moderation_*.yaml")):
+        texts += [t for t in _strings(load_yaml(path)) if "{" not in t]
+    return texts
 
 
 def _strings(node: object) -> list[str]:

@@ -15,7 +15,13 @@ The same pattern without the flag finds exactly the same matches in a text when 
   no non-ASCII character that matches an ASCII letter when case is ignored (the Kelvin sign matches "k").
 
 Then every literal and class matches a lower-case ASCII character with the flag exactly when it does
-without. A pattern that fails the check keeps the flag for every text.
+without. A pattern that fails the check keeps the flag for every text. A group's name (``(?P<name>``) is
+syntax, not text to match.
+
+A long pattern (a word list of hundreds of alternatives) also gets gates for such text: small regexes, each
+of one set of literals every match needs (``literals.py``), searched first; a text without one cannot match.
+The context rules (condemnation, endorsement, agreement, the sequels) ran over every growing sentence of a
+streamed answer at 60-230 us each; their gates cost a few.
 """
 
 from __future__ import annotations
@@ -25,8 +31,12 @@ import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from webapp.guard.moderation.literals import literal_gates
+
 _CAPITAL = re.compile("[A-Z]")
 _BY_NUMBER = frozenset("xuUN0123456789")  # escapes that spell a character by its code or name (or a group)
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+GATED_LENGTH = 200  # a pattern this long gets gates (a short one costs about what a gate does)
 
 
 @dataclass(frozen=True)
@@ -35,12 +45,17 @@ class CaselessPattern:
 
     original: re.Pattern[str]
     lower: re.Pattern[str]  # the same pattern without IGNORECASE, or ``original`` where that could differ
+    # on lower-case ASCII text, a match needs each gate to find something (none: always run)
+    gates: tuple[re.Pattern[str], ...] = ()
 
     @classmethod
-    def of(cls, pattern: re.Pattern[str]) -> CaselessPattern:
+    def of(cls, pattern: re.Pattern[str], *, gated: bool = False) -> CaselessPattern:
+        """``gated``: give a long pattern gates (the category rules need none: they ask ``literals.Probe``)."""
         if not pattern.flags & re.IGNORECASE or not spells_only_lower_case(pattern.pattern):
             return cls(pattern, pattern)
-        return cls(pattern, re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE))
+        lower = re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+        gates = literal_gates(lower) if gated and len(pattern.pattern) >= GATED_LENGTH else ()
+        return cls(pattern, lower, gates)
 
     @property
     def pattern(self) -> str:
@@ -50,13 +65,23 @@ class CaselessPattern:
         return self.lower if is_lower_ascii(text) else self.original
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.for_text(text).finditer(text)
+        if not is_lower_ascii(text):
+            return self.original.finditer(text)
+        return self.lower.finditer(text) if self._may_match(text) else iter(())
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.for_text(text).search(text)
+        if not is_lower_ascii(text):
+            return self.original.search(text)
+        return self.lower.search(text) if self._may_match(text) else None
 
     def sub(self, replacement: str, text: str) -> str:
-        return self.for_text(text).sub(replacement, text)
+        if not is_lower_ascii(text):
+            return self.original.sub(replacement, text)
+        return self.lower.sub(replacement, text) if self._may_match(text) else text
+
+    def _may_match(self, text: str) -> bool:
+        """On lower-case ASCII text: False only where some gate finds nothing, so no match is possible."""
+        return all(gate.search(text) for gate in self.gates)
 
 
 def is_lower_ascii(text: str) -> bool:
@@ -68,6 +93,10 @@ def spells_only_lower_case(source: str) -> bool:
     in_class, previous, i = False, "", 0
     while i < len(source):
         char = source[i]
+        named = None if in_class else _GROUP_NAME.match(source, i)
+        if named is not None:
+            previous, i = "", named.end()
+            continue
         if char == "\\":
             escaped = source[i + 1 : i + 2]
             if escaped in _BY_NUMBER:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol
 
 from webapp.guard.moderation.caseless import CaselessPattern
 from webapp.guard.moderation.lexicon import NEVER, caseless
+from webapp.guard.moderation.memo import Memo, verdict_bytes
 from webapp.guard.moderation.text import Unit
 
 # A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
@@ -50,6 +51,15 @@ _INSULT_NAMED = (
     r"({dehumanising})\b|\b(?:call|calls|called|calling|say|says|said|saying)\s+(?:all\s+)?(?:the\s+)?({group})"
     r"\s+(?:are\s+|as\s+)?(?:an?\s+)?({dehumanising})\b"
 )
+
+
+# A streamed answer shows each sentence again at every check until the answer ends: what one unit says on its
+# own (whether it assents, whether it may start a claim made across sentences) is remembered per unit.
+UNIT_CACHE_SIZE = 4096
+UNIT_CACHE_BYTES = 4 << 20
+# What a unit says on its own about assent: nothing, assent, or a bare "No." / "Not." whose meaning depends
+# on the sentence before it.
+Assent = Literal[False, True, "no", "not"]
 
 
 # Quoted passages (with their quote marks) and a claim a group is said to hold, as the stance judge sees them.
@@ -129,6 +139,10 @@ class ContextRules:
     stance: Stance | None = None
     # the speaker making the claim themselves ("As a woman I can say [claim]"): no stance to judge
     own_claim: CaselessPattern = NEVER
+    # per unit: its assent (``_assent``) and whether it may take part in an implied claim (``_may_imply``)
+    _per_unit: Memo[tuple[str, Unit, str], object] = field(
+        init=False, repr=False, compare=False, default_factory=lambda: _unit_memo()
+    )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> ContextRules:
@@ -222,20 +236,37 @@ class ContextRules:
         names no group of its own ("they have a point" names nobody new) and condemns nothing itself ("Not
         wrong."); a bare "No." that answers a condemning question ('"X are property." Wrong? No.'), or a bare
         "Not." after a condemning statement, which takes it back."""
-        if unit.within is not None or group.search(unit.plain):
-            return False
-        if _BARE_NO.match(unit.outside_quotes):
+        assent = self._remembered(("assent", unit, group.pattern), lambda: self._assent(unit, group))
+        if assent == "no":
             return before is not None and before.plain.rstrip().endswith("?") and self._condemns(before.plain)
-        if _BARE_NOT.match(unit.outside_quotes):  # "..., and it hurt. Not.": the rejection taken back
+        if assent == "not":  # "..., and it hurt. Not.": the rejection taken back
             return (
                 before is not None
                 and not before.plain.rstrip().endswith("?")
                 and self._condemns(before.plain)
             )
+        return bool(assent)
+
+    def _assent(self, unit: Unit, group: re.Pattern[str]) -> Assent:
+        """What ``_agrees`` reads in the unit alone."""
+        if unit.within is not None or group.search(unit.plain):
+            return False
+        if _BARE_NO.match(unit.outside_quotes):
+            return "no"
+        if _BARE_NOT.match(unit.outside_quotes):
+            return "not"
         written = unit.plain if not unit.quotes else unit.outside_quotes
-        return any(self.agreement.search(t) for t in (unit.outside_quotes, written)) and not (
+        said = (unit.outside_quotes,) if written == unit.outside_quotes else (unit.outside_quotes, written)
+        return any(self.agreement.search(t) for t in said) and not (
             self.condemnation.search(_NEGATED_WORD.sub(" ", unit.outside_quotes))
         )
+
+    def _remembered(self, key: tuple[str, Unit, str], compute: Any) -> Any:
+        known, value = self._per_unit.get(key)
+        if not known:
+            value = compute()
+            self._per_unit.put(key, value)
+        return value
 
     def implied_claims(self, units: Sequence[Unit]) -> list[Unit]:
         """What a text claims without saying it in one sentence, as sentences every tier judges: "X are
@@ -244,6 +275,8 @@ class ContextRules:
         exterminated more easily."); "X are Y" where it asks "Are X Y?" and answers yes ("Of course not...
         just kidding, obviously yes."); and the sequels of the config ("X were gassed. Good times.": "X
         deserved to be gassed.")."""
+        if not any(self._remembered(("implies", u, ""), lambda u=u: self._may_imply(u)) for u in units):
+            return []
         claims: list[str] = []
         for i, unit in enumerate(units):
             if unit.within is None:
@@ -260,6 +293,16 @@ class ContextRules:
             ):
                 claims.append(f"{asked.group(1)} are {asked.group(2)}.")
         return [Unit(claim, claim, ()) for claim in claims]
+
+    def _may_imply(self, unit: Unit) -> bool:
+        """Whether ``implied_claims`` can find a claim starting at this unit: every claim needs a unit that
+        starts a sequel, declares an insult too good, or asks a yes-or-no question about a group (what
+        the units after it say only completes such a claim)."""
+        return (
+            any(sequel.first.search(unit.text) for sequel in self.sequels)
+            or (unit.within is None and self.outdoing.search(unit.text) is not None)
+            or self.group_question.for_text(unit.plain).match(unit.plain) is not None
+        )
 
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
@@ -280,3 +323,12 @@ class ContextRules:
 
     def is_negated(self, text: str) -> bool:
         return bool(self.negation.search(text))
+
+
+def _unit_memo() -> Memo[tuple[str, Unit, str], object]:
+    return Memo(
+        "context_units",
+        max_entries=UNIT_CACHE_SIZE,
+        max_bytes=UNIT_CACHE_BYTES,
+        size_of=lambda key, _: verdict_bytes(("", key[1]), None),
+    )

@@ -55,7 +55,8 @@ def compile_pattern(pattern: str, lexicon: Mapping[str, str]) -> re.Pattern[str]
 
 
 def caseless(pattern: str, lexicon: Mapping[str, str]) -> CaselessPattern:
-    return CaselessPattern.of(compile_pattern(pattern, lexicon))
+    """A context pattern: searched on each unit's texts directly, so a long one gets gates."""
+    return CaselessPattern.of(compile_pattern(pattern, lexicon), gated=True)
 
 
 NEVER = CaselessPattern.of(re.compile("(?!)"))

@@ -17,6 +17,7 @@ from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.embedder import EmbeddingNeeded, Encoder, shared_encoder
 from webapp.guard.moderation.findings import ModerationFinding
 from webapp.guard.moderation.lexicon import expand
+from webapp.guard.moderation.literals import Probe
 from webapp.guard.moderation.memo import Memo, verdict_bytes
 from webapp.guard.moderation.patterns import CategoryRule, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
@@ -137,8 +138,9 @@ class Moderator:
         plain = normalise(text, self.config.substitutions)
         normal = self._speller(plain) if self._speller is not None else plain
         rules = [r for r in self.config.categories if r.applies_to(stage)]
+        probe = Probe(normal, scan=False)  # shared by the whole-text rules: a few, over the longest text
         for rule in rules:
-            if rule.raw_text and rule.matches(normal):
+            if rule.raw_text and rule.matches(normal, probe=probe):
                 return ModerationFinding(rule.name, rule.reason)
         units = self._said(self._context.endorsed(self._units(normal), self._group))
         for unit in units:

@@ -22,7 +22,7 @@ from typing import Any
 from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.lexicon import compile_pattern
-from webapp.guard.moderation.literals import Needs, Probe, pattern_needs
+from webapp.guard.moderation.literals import Probe, Required, pattern_needs
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
@@ -50,7 +50,7 @@ class CategoryRule:
     # the patterns as run: without IGNORECASE on lower-case ASCII text where that finds the same matches
     _runs: tuple[CaselessPattern, ...] = field(init=False, repr=False, compare=False)
     # per pattern as run on lower-case ASCII text: literals a match needs, asked before the regex (literals.py)
-    _needs: tuple[tuple[Needs, ...], ...] = field(init=False, repr=False, compare=False)
+    _needs: tuple[Required, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         runs = tuple(CaselessPattern.of(p) for p in self.patterns)

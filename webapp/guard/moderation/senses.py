@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from webapp.guard.moderation.literals import literal_gates
 from webapp.guard.moderation.text import Unit
 
 
@@ -142,6 +143,12 @@ class Senses:
     homonyms: tuple[Sense, ...] = ()
     reclaimed: tuple[Sense, ...] = ()
     hostile: re.Pattern[str] = re.compile("(?!)")
+    # per reclaimed sense: literals its context cannot match without (literals.py); every unit of every
+    # check is read, and a text without them is most text
+    _gates: tuple[tuple[re.Pattern[str], ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_gates", tuple(literal_gates(s.context) for s in self.reclaimed))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None, expand: Callable[[str], str]) -> Senses:
@@ -163,11 +170,12 @@ class Senses:
         )
 
     def read(self, text: str) -> str:
-        for sense in self.reclaimed:
-            text = sense.context.sub(sense.reading, text)
+        for sense, gates in zip(self.reclaimed, self._gates, strict=True):
+            if all(gate.search(text) for gate in gates):
+                text = sense.context.sub(sense.reading, text)
         # hostility in another clause aimed at a person ("I saw a fag smoking a fag, and he should be shot")
         # may be about the one the slur named: then no homonym is read, as before clauses were told apart
-        if self.hostile.search(text) and _PERSON.search(text):
+        if _PERSON.search(text) and self.hostile.search(text):
             return text
         for sense in self.homonyms:
             if sense.word.search(text) and sense.context.search(text):
