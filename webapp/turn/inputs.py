@@ -8,6 +8,7 @@ tool results must answer calls the model really made, so a client cannot slip in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -44,8 +45,9 @@ def rail_text(request: TurnRequest, descriptions: Sequence[str], policy: ClientS
 
 
 # A JSON Schema's "$schema" names its dialect ("http://json-schema.org/draft-07/schema#", in every tool that
-# zod or an MCP server describes); no model is meant to read it, and the URL allowlist would refuse it.
-_SCHEMA_DIALECT = "$schema"
+# zod or an MCP server describes); no model is meant to read it, and the URL allowlist would refuse it. Only a
+# published dialect's URL is let by: the template renders the value whatever it holds.
+_SCHEMA_DIALECT = re.compile(r"https?://json-schema\.org/(?:draft-0[3-7]/|draft/20\d\d-\d\d/)?schema#?")
 
 
 def tool_text(tools: Any) -> list[str]:
@@ -56,12 +58,16 @@ def tool_text(tools: Any) -> list[str]:
     if isinstance(tools, dict):
         texts = []
         for key, value in tools.items():
-            if key != _SCHEMA_DIALECT:
+            if not _is_dialect(key, value):
                 texts += [str(key), *tool_text(value)]
         return texts
     if isinstance(tools, list | tuple):
         return [text for item in tools for text in tool_text(item)]
     return []
+
+
+def _is_dialect(key: Any, value: Any) -> bool:
+    return key == "$schema" and isinstance(value, str) and _SCHEMA_DIALECT.fullmatch(value) is not None
 
 
 def check_tool_results(request: TurnRequest, stored: Sequence[MessageInfo]) -> None:
