@@ -324,6 +324,20 @@ def test_export_import_round_trip(db: Store, tmp_path) -> None:
     assert [r["type"] for r in records] == ["session", "message", "message", "message"]
 
 
+def test_an_export_holding_unicode_line_ends_imports_whole(db: Store, tmp_path) -> None:
+    """U+2028, U+2029 and U+0085 are line ends to ``str.splitlines``: raw in an export they split a record."""
+    session_id = new_session(db)
+    text = "one\u2028two\u2029three\x85four"
+    turn(db, session_id, answer=text)
+    exported = db.export_jsonl(session_id)
+    assert len(exported.splitlines()) == len(exported.split("\n")) - 1 == 3
+    with Store(f"sqlite:///{tmp_path}/other.db") as other:
+        copy_id = other.import_jsonl(exported)
+        assert [m.content for m in other.messages(copy_id)][-1] == text
+    raw = exported.replace("\\u2028", "\u2028")  # an export written before the escape still reads
+    assert db.import_jsonl(raw) != session_id
+
+
 def test_import_refuses_a_tampered_export(db: Store) -> None:
     session_id = new_session(db)
     turn(db, session_id, answer="the real answer")

@@ -335,6 +335,27 @@ def test_export_csv_defuses_formulas(client: TestClient, store: Store, seeded: S
     assert tuple(rows[0]) == reviewer_api.review_export.EXPORT_FIELDS
 
 
+@pytest.mark.parametrize("text", ['\uff1dHYPERLINK("x")', "\uff0b1", "\uff0d1", "\uff20SUM(A1)", "\n=1+1"])
+def test_export_csv_defuses_full_width_and_hidden_formulas(
+    client: TestClient, store: Store, text: str
+) -> None:
+    session = store.create_session(owner="user:eve", client="ui", model="m1", title="t")
+    store.add_message(session, role="user", content=text)
+    response = client.get("/api/export?format=csv&owner=user:eve", headers=REVIEWER)
+    assert [r["content"] for r in csv.DictReader(io.StringIO(response.text))] == ["'" + text]
+
+
+def test_export_jsonl_keeps_one_row_per_line_whatever_the_text_holds(
+    client: TestClient, store: Store
+) -> None:
+    forged = 'a\u2028{"session_id": "forged"}\u2029b\x85c'
+    session = store.create_session(owner="user:eve", client="ui", model="m1", title=forged)
+    store.add_message(session, role="user", content=forged)
+    response = client.get("/api/export?format=jsonl&owner=user:eve", headers=REVIEWER)
+    rows = [json.loads(line) for line in response.text.splitlines()]
+    assert [(r["title"], r["content"]) for r in rows] == [(forged, forged)]
+
+
 def test_every_read_is_logged_with_who_and_what(
     client: TestClient, seeded: Seeded, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from webapp.store.chain import GENESIS, STATUSES
+from webapp.store.jsonlines import dumps_line, split_lines
 from webapp.store.messages import MESSAGE_ROLES, insert_attachment, link
 from webapp.store.models import ANNOTATIONS, CONTEXT, MESSAGES, RAIL_EVENTS, SESSIONS
 from webapp.store.records import AttachmentIn, MessageInfo, SessionInfo, StoreError
@@ -28,12 +29,12 @@ def to_jsonl(session: SessionInfo, messages: Sequence[MessageInfo]) -> str:
     """One JSON object per line: the session, then its messages in seq order (bytes as base64)."""
     seq_of = {m.id: m.seq for m in messages}
     lines = [_session_json(session)] + [_message_json(m, seq_of) for m in messages]
-    return "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
+    return "".join(dumps_line(line, sort_keys=True) for line in lines)
 
 
 def parse_jsonl(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """An export's session record and its message records; StoreError if it is not one."""
-    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    records = [json.loads(line) for line in split_lines(text)]
     if not records or records[0].get("type") != "session" or records[0].get("format") != EXPORT_FORMAT:
         raise StoreError(f"not a {EXPORT_FORMAT} export")
     return records[0], records[1:]

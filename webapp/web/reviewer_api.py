@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from webapp.media.images import THUMBNAIL_MIME, sniff_mime
 from webapp.store import AnnotationInfo, MessageInfo, SessionInfo, Store, StoreError, review, review_export
 from webapp.store.audit import verify_loaded
+from webapp.store.jsonlines import dumps_line
 from webapp.web.auth import AccessDenied
 from webapp.web.review_access import ReviewAccess, log_read
 
@@ -200,17 +201,23 @@ def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
 # ---- export ----------------------------------------------------------------------------------------------------
 
 
+# What a spreadsheet may read as the start of a formula: the ASCII signs, their full-width forms (which some
+# locales' spreadsheets accept as the same), and the whitespace a cell's leading formula may hide behind.
+_FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+
+
 def csv_safe(value: Any) -> str:
-    """A cell a spreadsheet shows as text: formulas (=, +, -, @, tab, CR) are defused with a leading quote."""
+    """A cell a spreadsheet shows as text: formulas are defused with a leading quote."""
     if value is None:
         return ""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if text[:1] in _FORMULA_STARTS else text
 
 
 def jsonl_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    """One JSON object per line, whatever line ends the stored text holds."""
     for row in rows:
-        yield json.dumps(row, ensure_ascii=False) + "\n"
+        yield dumps_line(row)
 
 
 def csv_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
