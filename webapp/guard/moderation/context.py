@@ -61,6 +61,8 @@ UNIT_CACHE_BYTES = 4 << 20
 # on the sentence before it.
 Assent = Literal[False, True, "no", "not"]
 
+# Where a reported claim ends: its clause's punctuation ("Don't say X are lazy, or worse" -> "X are lazy").
+_CLAIM_END = re.compile(r"\s*[,;:.!?]")
 
 # Quoted passages (with their quote marks) and a claim a group is said to hold, as the stance judge sees them.
 _CLAIM = "[claim]"
@@ -303,6 +305,16 @@ class ContextRules:
             or (unit.within is None and self.outdoing.search(unit.text) is not None)
             or self.group_question.for_text(unit.plain).match(unit.plain) is not None
         )
+    def reported_claims(self, unit: Unit) -> list[str]:
+        """What the unit says a group is, outside its quotes, to the end of its clause, as sentences ("Don't
+        say X are terrorists." -> "X are terrorists."): for a unit a later one agrees with, where a negated
+        frame ("don't say", "nobody should say") kept the rules from reading the claim as said."""
+        text = unit.outside_quotes
+        claims = []
+        for match in self.predication.finditer(text):
+            claim = _CLAIM_END.split(text[match.start() :], maxsplit=1)[0].strip()
+            claims.append(claim if claim[-1:] in ".!?" else claim + ".")
+        return claims
 
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))

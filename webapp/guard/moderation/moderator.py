@@ -162,7 +162,7 @@ class Moderator:
         """The units, each a later unit agrees with followed by what it says in its own right, as sentences
         every tier judges: the passages it quotes ("The graffiti said 'Death to X'. Couldn't have put it
         better.") and the claim its frame names ("Some say it is racist to call X apes. ... They have a
-        point." claims "X are apes")."""
+        point." claims "X are apes"; "Don't say X are terrorists. Think it." claims "X are terrorists")."""
         said = []
         for unit in units:
             said.append(unit)
@@ -172,6 +172,7 @@ class Moderator:
                 continue
             claims = [q if q[-1] in ".!?" else q + "." for q in unit.quotes]
             claims += [f"{m.group(1)} are {m.group(2)}." for m in self._called.finditer(unit.text)]
+            claims += self._context.reported_claims(unit)
             said += [Unit(claim, claim, ()) for claim in claims]
         return said + self._context.implied_claims(units)
 

@@ -125,7 +125,8 @@ def _in_sense(
     if (_aimed(text, word.start()) and not named) or _PERSON_AFTER.match(text, word.end()):
         return False
     start, end = _clause(text, word)
-    if hostile.search(text, start, end):
+    # the word itself is no hostility around it ("fight cancer": "cancer" is also a word that dehumanises)
+    if hostile.search(text[start : word.start()]) or hostile.search(text[word.end() : end]):
         return False
     if named or any(p.start() <= word.start() and word.end() <= p.end() for p in phrases):
         return True
