@@ -42,6 +42,13 @@ _BARE_NOT = re.compile(r"^\W*not\W*$")
 _BARE_NO = re.compile(
     r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest)\W*$"
 )
+# The price of saying it accepted ("Worth it.", "No regrets."): assent only after a sentence that names that price.
+_BARE_WORTH = re.compile(
+    r"^\W*(?:(?:but|and|so|still|honestly|totally|definitely|absolutely|well)\W+)*"
+    r"(?:(?:it was|it's|it is|was|totally|so|still|well|definitely|absolutely)\s+)*"
+    r"(?:worth it|no regrets|(?:i'd|i would|we'd|we would) do it again|(?:a )?small price(?: to pay)?|"
+    r"(?:i|we) regret nothing)\W*$"
+)
 # "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
 _GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
 _YES = re.compile(r"\b(?:yes|yeah|yep|yup|absolutely|definitely|obviously|of course|certainly|totally)\W*$")
@@ -58,8 +65,8 @@ _INSULT_NAMED = (
 UNIT_CACHE_SIZE = 4096
 UNIT_CACHE_BYTES = 4 << 20
 # What a unit says on its own about assent: nothing, assent, or a bare "No." / "Not." whose meaning depends
-# on the sentence before it.
-Assent = Literal[False, True, "no", "not"]
+# on the sentence before it; a bare "Worth it." likewise.
+Assent = Literal[False, True, "no", "not", "worth"]
 
 # Where a reported claim ends: its clause's punctuation ("Don't say X are lazy, or worse" -> "X are lazy").
 _CLAIM_END = re.compile(r"\s*[,;:.!?]")
@@ -141,6 +148,8 @@ class ContextRules:
     stance: Stance | None = None
     # the speaker making the claim themselves ("As a woman I can say [claim]"): no stance to judge
     own_claim: CaselessPattern = NEVER
+    # what saying it costs whoever says it ("people end up in prison for that"): "Worth it." after it assents
+    cost: CaselessPattern = NEVER
     # per unit: its assent (``_assent``) and whether it may take part in an implied claim (``_may_imply``)
     _per_unit: Memo[tuple[str, Unit, str], object] = field(
         init=False, repr=False, compare=False, default_factory=lambda: _unit_memo()
@@ -168,6 +177,7 @@ class ContextRules:
             tuple(Sequel.from_mapping(entry, lexicon) for entry in data.get("sequels", ()) or ()),
             caseless(r"\b(?:{group})\b", lexicon) if "group" in lexicon else NEVER,
             own_claim=alternatives("own_claim"),
+            cost=alternatives("cost"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -247,6 +257,8 @@ class ContextRules:
                 and not before.plain.rstrip().endswith("?")
                 and self._condemns(before.plain)
             )
+        if assent == "worth":  # "Worth it." after what it cost to say, not after "We painted over it."
+            return before is not None and bool(self.cost.search(before.plain))
         return bool(assent)
 
     def _assent(self, unit: Unit, group: re.Pattern[str]) -> Assent:
@@ -257,6 +269,8 @@ class ContextRules:
             return "no"
         if _BARE_NOT.match(unit.outside_quotes):
             return "not"
+        if _BARE_WORTH.match(unit.outside_quotes):
+            return "worth"
         written = unit.plain if not unit.quotes else unit.outside_quotes
         said = (unit.outside_quotes,) if written == unit.outside_quotes else (unit.outside_quotes, written)
         return any(self.agreement.search(t) for t in said) and not (
@@ -305,6 +319,7 @@ class ContextRules:
             or (unit.within is None and self.outdoing.search(unit.text) is not None)
             or self.group_question.for_text(unit.plain).match(unit.plain) is not None
         )
+
     def reported_claims(self, unit: Unit) -> list[str]:
         """What the unit says a group is, outside its quotes, to the end of its clause, as sentences ("Don't
         say X are terrorists." -> "X are terrorists."): for a unit a later one agrees with, where a negated
