@@ -300,6 +300,59 @@ def test_response_format_and_structured_outputs_reach_the_model(api: Running) ->
     assert body["structured_outputs"] == {"json": schema}
 
 
+@pytest.mark.parametrize(
+    "constraint",
+    [
+        {"regex": "[0-9]{1,3}"},
+        {"choice": ["yes", "no"]},
+        {"grammar": 'root ::= "yes" | "no"'},
+        {"json_object": True, "disable_any_whitespace": True},
+        {"json": {"type": "object"}, "disable_additional_properties": True},
+    ],
+)
+def test_each_structured_output_constraint_reaches_the_model_as_sent(
+    api: Running, constraint: dict[str, Any]
+) -> None:
+    api.client().chat.completions.create(
+        model="m", messages=user("Answer"), extra_body={"structured_outputs": constraint}
+    )
+    assert api.upstream.chat_bodies[0]["structured_outputs"] == constraint
+
+
+# Each was forwarded to vLLM as sent: internal or unlisted keys, no or two constraints, sizes that make the
+# engine compile for long before the first token, stop lists it checks at every token.
+UNSHAPED = {
+    "an internal key": {"structured_outputs": {"regex": "a+", "_backend": "guidance"}},
+    "a structural tag": {"structured_outputs": {"structural_tag": '{"type": "structural_tag"}'}},
+    "a whitespace regex": {"structured_outputs": {"json_object": True, "whitespace_pattern": ".*"}},
+    "two constraints": {"structured_outputs": {"regex": "a", "choice": ["b"]}},
+    "no constraint": {"structured_outputs": {"disable_any_whitespace": True}},
+    "a long grammar": {"structured_outputs": {"grammar": "root ::= " + '"a" ' * 20_000}},
+    "a long regex": {"structured_outputs": {"regex": "(a|b)" * 1_000}},
+    "many choices": {"structured_outputs": {"choice": [str(i) for i in range(300)]}},
+    "a long schema": {"structured_outputs": {"json": {"enum": ["x" * 70_000]}}},
+    "a long response schema": {
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "r", "schema": {"enum": ["x" * 70_000]}},
+        }
+    },
+    "many stops": {"stop": [f"s{i}" for i in range(5_000)]},
+    "a long stop": {"stop": "s" * 1_000},
+    "a seed past int64": {"seed": 2**63},
+    "a top_k past int32": {"top_k": 2**31},
+}
+
+
+@pytest.mark.parametrize("case", list(UNSHAPED))
+def test_an_unshaped_decoding_field_is_a_400_naming_it(api: Running, case: str) -> None:
+    fields = UNSHAPED[case]
+    response = api.post({"model": "m", "messages": user("hi"), **fields})
+    assert response.status_code == 400
+    assert response.json()["error"]["param"].split(".")[0] == next(iter(fields))
+    assert api.upstream.requests == []
+
+
 def test_structured_output_still_passes_the_output_rails(api: Running) -> None:
     api.upstream.push(Script(answer=['{"link": "https://evil.example/x"}']))
     completion = api.client().chat.completions.create(

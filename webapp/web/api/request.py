@@ -3,7 +3,9 @@
 The upstream request is built by ChatService alone, so nothing a client sends reaches vLLM unless it is
 mapped here on purpose. Fields known to be dangerous there are refused with a 400 naming the field rather
 than dropped, so a client learns why its setting had no effect. Tools, tool choice and structured-output
-requests are checked for shape and passed on in their OpenAI (or vLLM) form only.
+requests are checked for shape and passed on in their OpenAI (or vLLM) form only: vLLM's `structured_outputs`
+as exactly one constraint of bounded size, since the engine compiles it (a grammar, a regex) on the CPU every
+user shares.
 
 The new input of a request is its last user message, or the tool results at its end (answering the model's
 tool calls). Client `system`/`developer` messages become the client's system prompt.
@@ -12,9 +14,9 @@ tool calls). Client `system`/`developer` messages become the client's system pro
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from webapp.turn.events import HistoryMessage, ToolResult, TurnRequest
 from webapp.turn.service import ChatService
@@ -39,6 +41,15 @@ SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "presence_penalty", "frequen
 # Passed to the model server as validated here: tool calling and structured output.
 UPSTREAM_FIELDS = ("tools", "tool_choice", "parallel_tool_calls", "response_format", "structured_outputs")
 MAX_TOOLS = 128  # more than any IDE sends; each one is rendered into the prompt
+# vLLM checks each stop string against every new token, and compiles a constraint before the first: bounded so
+# one request cannot hold the engine's CPU (5,000 stop strings and an 800 kB grammar were forwarded as sent).
+MAX_STOPS = 16
+MAX_STOP_CHARS = 256
+MAX_PATTERN_CHARS = 4_096  # a regex
+MAX_GRAMMAR_CHARS = 65_536  # an EBNF/Lark grammar, or a JSON schema as JSON
+MAX_CHOICES = 256
+MAX_CHOICE_CHARS = 1_024
+INT64 = 2**63
 
 
 class ApiError(Exception):
@@ -110,11 +121,20 @@ class NamedToolChoice(BaseModel):
     function: ToolName  # a name, spelt as a tool's: some templates render the forced tool's name
 
 
+def _bounded_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    if len(json.dumps(schema)) > MAX_GRAMMAR_CHARS:
+        raise ValueError(f"a JSON schema of at most {MAX_GRAMMAR_CHARS} characters")
+    return schema
+
+
+Schema = Annotated[dict[str, Any], AfterValidator(_bounded_schema)]
+
+
 class JsonSchemaFormat(BaseModel):
     model_config = ConfigDict(extra="ignore")
     name: str = Field(min_length=1, max_length=128)
     description: str | None = None
-    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    schema_: Schema | None = Field(default=None, alias="schema")
     strict: bool | None = None
 
 
@@ -122,6 +142,32 @@ class ResponseFormat(BaseModel):
     model_config = ConfigDict(extra="ignore")
     type: Literal["text", "json_object", "json_schema"]
     json_schema: JsonSchemaFormat | None = None
+
+
+StopString = Annotated[str, Field(max_length=MAX_STOP_CHARS)]
+
+
+class StructuredOutputs(BaseModel):
+    """vLLM's `structured_outputs`: one constraint and its two switches. Not `structural_tag` (tool-call
+    formats; tools go through `tools`), `whitespace_pattern` (a second regex) or internal keys (`_backend`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    json_schema: Schema | None = Field(default=None, alias="json")
+    regex: str | None = Field(default=None, min_length=1, max_length=MAX_PATTERN_CHARS)
+    choice: list[Annotated[str, Field(max_length=MAX_CHOICE_CHARS)]] | None = Field(
+        default=None, min_length=1, max_length=MAX_CHOICES
+    )
+    grammar: str | None = Field(default=None, min_length=1, max_length=MAX_GRAMMAR_CHARS)
+    json_object: bool | None = None
+    disable_any_whitespace: bool | None = None
+    disable_additional_properties: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_constraint(self) -> StructuredOutputs:
+        kinds = (self.json_schema, self.regex, self.choice, self.grammar, self.json_object)
+        if sum(kind is not None for kind in kinds) != 1:
+            raise ValueError("exactly one of json, regex, choice, grammar or json_object")
+        return self
 
 
 class StreamOptions(BaseModel):
@@ -143,16 +189,16 @@ class ChatCompletionRequest(BaseModel):
     chat_template_kwargs: dict[str, Any] | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1)
-    top_k: int | None = None
+    top_k: int | None = Field(default=None, ge=-1, lt=2**31)
     presence_penalty: float | None = Field(default=None, ge=-2, le=2)
     frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
-    seed: int | None = None
-    stop: str | list[str] | None = None
+    seed: int | None = Field(default=None, ge=-INT64, lt=INT64)
+    stop: StopString | Annotated[list[StopString], Field(max_length=MAX_STOPS)] | None = None
     tools: list[Tool] | None = Field(default=None, max_length=MAX_TOOLS)
     tool_choice: Literal["none", "auto", "required"] | NamedToolChoice | None = None
     parallel_tool_calls: bool | None = None
     response_format: ResponseFormat | None = None
-    structured_outputs: dict[str, Any] | None = None  # vLLM's own form (json, regex, choice, grammar)
+    structured_outputs: StructuredOutputs | None = None  # vLLM's own form
 
     @property
     def include_usage(self) -> bool:
