@@ -162,7 +162,11 @@ async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, question:
 async def _event(
     client: httpx.AsyncClient, submit: GradioSubmit, session: str, fn_index: int, data: list[Any]
 ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    """One queued event as the page runs it: join, then its outputs as they stream ("error" ends it)."""
+    """One queued event as the page runs it: join, then its outputs as they stream ("error" ends it).
+
+    The stream is read to Gradio's ``close_stream``, as the page's client does: a client that hangs up at
+    ``process_completed`` cancels the server's stream before it sends that, and Gradio then drops the
+    session's message queue, so the next event on the same session gets a 404."""
     join = await client.post(
         f"{submit.root}/gradio_api/queue/join",
         json={
@@ -189,8 +193,8 @@ async def _event(
                     yield "error", output
                     return
                 yield kind, output
-                if kind == "process_completed":
-                    return
+            elif kind == "close_stream":
+                return
 
 
 class _Outputs:
