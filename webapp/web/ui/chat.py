@@ -19,6 +19,7 @@ from webapp.turn.events import InputError, TurnRequest
 from webapp.turn.service import ChatService
 from webapp.turn.sessions import ShownPart
 from webapp.upstream.profiles import Mode
+from webapp.web.ui.absent import remember_absent
 from webapp.web.ui.layout import THINKING, build_chat_layout
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.queue import WokenQueue
@@ -192,6 +193,7 @@ class ChatUI:
         # Woken by work instead of polling for it (webapp/web/ui/queue.py); Gradio's, not a public setting
         demo._queue = WokenQueue.replacing(demo._queue)
         demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
+        remember_absent()  # Gradio imports these per update (webapp/web/ui/absent.py)
         return demo
 
 
