@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     demo: bool = False
     concurrent_turns: int = 16  # chat turns the UI streams at once; more wait in its queue
     queue_size: int = 64  # turns that may wait; beyond that a visitor is told the app is busy
+    # After an answer's first words are shown, the UI repaints it at most this often (each repaint is
+    # Gradio's work over the whole chat); 0: at every released word
+    ui_repaint_ms: float = 100.0
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
 

@@ -87,3 +87,50 @@ async def test_stopping_a_ui_turn_stores_the_answer_as_interrupted(store, guard,
     answer = store.messages(state.session_id)[-1]
     assert (answer.role, answer.status) == ("assistant", "interrupted")
     assert answer.content.startswith("Once upon a time.")
+
+
+async def test_after_the_first_shown_batch_the_next_waits_for_the_gap_and_takes_what_came() -> None:
+    gate, more = asyncio.Event(), asyncio.Event()
+
+    async def events() -> AsyncGenerator[str, None]:
+        yield "ready"  # shows nothing: the first word must not wait for a gap it started
+        await gate.wait()
+        yield "a"
+        await more.wait()
+        yield "b"
+        await more.wait()
+        for _ in range(5):  # c comes later than b: with no gap it would be a batch of its own
+            await asyncio.sleep(0)
+        yield "c"
+
+    batches = []
+    async with aclosing(
+        ready_batches(events(), gap_s=3600, shows=lambda e: e != "ready", clock=lambda: 0.0)
+    ) as ready:
+        async for batch in ready:
+            batches.append(batch)
+            if batch == ["ready"]:
+                gate.set()
+            elif batch == ["a"]:
+                more.set()
+    assert batches == [["ready"], ["a"], ["b", "c"]]  # the end of the events sent b and c at once
+
+
+async def test_once_the_gap_has_passed_each_ready_batch_goes_out_at_once() -> None:
+    more = asyncio.Event()
+    ticks = iter(range(0, 1000, 10))  # every look at the clock is 10 s later: the gap is always over
+
+    async def events() -> AsyncGenerator[str, None]:
+        yield "a"
+        await more.wait()
+        yield "b"
+        for _ in range(5):
+            await asyncio.sleep(0)
+        yield "c"
+
+    batches = []
+    async with aclosing(ready_batches(events(), gap_s=1, clock=lambda: next(ticks))) as ready:
+        async for batch in ready:
+            batches.append(batch)
+            more.set()
+    assert batches == [["a"], ["b"], ["c"]]

@@ -110,6 +110,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
             service,
             concurrency=settings.concurrent_turns,
             queue_size=settings.queue_size,
+            repaint_s=settings.ui_repaint_ms / 1000,
             uploads=uploads,
             extra_tabs=tabs,
         ).build()

@@ -15,7 +15,7 @@ from contextlib import aclosing
 
 import gradio as gr
 
-from webapp.turn.events import InputError, TurnRequest
+from webapp.turn.events import AnswerDelta, InputError, ReasoningDelta, TurnEvent, TurnRequest
 from webapp.turn.service import ChatService
 from webapp.turn.sessions import ShownPart
 from webapp.upstream.profiles import Mode
@@ -42,6 +42,7 @@ class ChatUI:
         title: str = "railchat",
         concurrency: int = 16,
         queue_size: int = 64,
+        repaint_s: float = 0.0,
         extra_tabs: Sequence[ExtraTab] = (),
         uploads: UploadLedger | None = None,
     ) -> None:
@@ -52,6 +53,7 @@ class ChatUI:
         # Gradio runs one event at a time by default: one chatter would make everyone else wait.
         self.concurrency = concurrency
         self.queue_size = queue_size
+        self.repaint_s = repaint_s  # the answer repainted at most this often once shown (ready_batches)
         self.extra_tabs = tuple(extra_tabs)
         self.painter = ChatPainter(ChatMarkdown(service.guard.allows_url))
 
@@ -93,8 +95,9 @@ class ChatUI:
     async def _run(self, request: TurnRequest, renderer: TurnRenderer) -> AsyncGenerator[TurnView, None]:
         try:
             # One view per batch of events that are ready, not per event (see ready_batches).
-            async with aclosing(ready_batches(self.service.run_turn(request))) as batches:
-                async for events in batches:
+            batches = ready_batches(self.service.run_turn(request), gap_s=self.repaint_s, shows=_shows)
+            async with aclosing(batches) as ready:
+                async for events in ready:
                     yield renderer.apply(events)
         except InputError as exc:
             yield renderer.fail(str(exc))
@@ -195,6 +198,10 @@ class ChatUI:
         demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
         remember_absent()  # Gradio imports these per update (webapp/web/ui/absent.py)
         return demo
+
+
+def _shows(event: TurnEvent) -> bool:
+    return isinstance(event, AnswerDelta | ReasoningDelta)
 
 
 def _without_last_answer(parts: list[ShownPart]) -> list[ShownPart]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -104,28 +104,41 @@ class TurnRenderer:
         return self.view(done=True)
 
 
-async def ready_batches(events: AsyncIterator[T]) -> AsyncGenerator[list[T], None]:
+async def ready_batches(
+    events: AsyncIterator[T],
+    *,
+    gap_s: float = 0.0,
+    shows: Callable[[T], bool] = lambda event: True,
+    clock: Callable[[], float] = time.monotonic,
+) -> AsyncGenerator[list[T], None]:
     """The events in batches: the next one as soon as it comes, with all that came while the consumer was
-    busy with the batch before. Nothing waits to fill a batch.
+    busy with the batch before. Nothing waits to fill a batch until the first event that ``shows`` has gone
+    out; after it, a batch goes out at most every ``gap_s`` (the end of the events goes out at once).
 
     Gradio's cost is per yield, not per word (the whole chat post-processed, diffed and sent): when it falls
     behind the model under load, one yield carries every word that passed meanwhile instead of a queue of
-    yields, each a word late. The events are read by a task of their own; closing this generator early
-    (``aclose``, or a cancellation while it waits for events) cancels that task once and waits for its
-    clean-up, so the answer is stored as interrupted before the close returns, as the API does on a
-    disconnect. That holds only if something closes it: Gradio does not close a handler's generator that it
-    abandons between two updates (Stop), so the handler registers the turn with ``closed_with_event``
-    (``webapp/web/ui/queue.py``); a generator nobody closes is closed by the garbage collector, later.
+    yields, each a word late; when it keeps up, ``gap_s`` keeps a reader's screen from being repainted
+    more often than anyone reads, without holding the first word. The events are read by a task of their
+    own; closing this generator early (``aclose``, or a cancellation while it waits for events) cancels that
+    task once and waits for its clean-up, so the answer is stored as interrupted before the close returns,
+    as the API does on a disconnect. That holds only if something closes it: Gradio does not close a
+    handler's generator that it abandons between two updates (Stop), so the handler registers the turn with
+    ``closed_with_event`` (``webapp/web/ui/queue.py``); a generator nobody closes is closed by the garbage
+    collector, later.
     """
     queue: asyncio.Queue[_Item[T]] = asyncio.Queue()
     reader = asyncio.ensure_future(_read_into(events, queue))
+    sent_at: float | None = None  # when the last batch went out, once one showed something
     try:
         while True:
             items = [await queue.get()]
-            while not queue.empty():
-                items.append(queue.get_nowait())
+            _drain(queue, items)
+            if sent_at is not None:
+                await _fill_until(queue, items, sent_at + gap_s, clock)
             batch = [item.event for item in items if isinstance(item, _Event)]
             if batch:
+                if sent_at is not None or any(shows(event) for event in batch):
+                    sent_at = clock()
                 yield batch
             last = items[-1]
             if isinstance(last, _Failed):
@@ -136,6 +149,27 @@ async def ready_batches(events: AsyncIterator[T]) -> AsyncGenerator[list[T], Non
         if not reader.done():
             reader.cancel()
         await asyncio.wait({reader})
+
+
+def _drain(queue: asyncio.Queue[_Item[T]], items: list[_Item[T]]) -> None:
+    while not queue.empty():
+        items.append(queue.get_nowait())
+
+
+async def _fill_until(
+    queue: asyncio.Queue[_Item[T]], items: list[_Item[T]], until: float, clock: Callable[[], float]
+) -> None:
+    """More items until ``until`` on ``clock`` or the events' end, whichever is first."""
+    while not _ends(items[-1]) and (wait := until - clock()) > 0:
+        try:
+            items.append(await asyncio.wait_for(queue.get(), wait))
+        except TimeoutError:
+            return
+        _drain(queue, items)
+
+
+def _ends(item: _Item[T]) -> bool:
+    return item is _END or isinstance(item, _Failed)
 
 
 @dataclass(frozen=True)
