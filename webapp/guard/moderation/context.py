@@ -325,11 +325,11 @@ class ContextRules:
         say X are terrorists." -> "X are terrorists."): for a unit a later one agrees with, where a negated
         frame ("don't say", "nobody should say") kept the rules from reading the claim as said."""
         text = unit.outside_quotes
-        claims = []
-        for match in self.predication.finditer(text):
-            claim = _CLAIM_END.split(text[match.start() :], maxsplit=1)[0].strip()
-            claims.append(claim if claim[-1:] in ".!?" else claim + ".")
-        return claims
+        # cut before the clause's punctuation, so each claim gets its own full stop
+        return [
+            _CLAIM_END.split(text[match.start() :], maxsplit=1)[0].strip() + "."
+            for match in self.predication.finditer(text)
+        ]
 
     def _framed(self, unit: Unit) -> bool:
         return bool(unit.quotes) or bool(self.frames.search(unit.outside_quotes))
