@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webapp.turn.sessions import ChatSessions, ShownPart
+from webapp.turn.sessions import ChatSessions, ShownPart, length_note
 
 
 def _chat(store, owner: str = "browser:alice") -> str:
@@ -34,3 +34,30 @@ def test_a_blocked_answer_reopens_as_the_refusal_not_the_blocked_text(store) -> 
         ShownPart("user", "text", "hi"),
         ShownPart("assistant", "rail", "Sorry, I can't help with that: links to x."),
     ]
+
+
+def test_an_answer_the_model_cut_at_its_length_limit_reopens_with_a_note_saying_so(store) -> None:
+    session = _chat(store)
+    cut = store.add_message(session, role="assistant", content="", status="streaming")
+    store.finish_message(
+        cut,
+        status="complete",
+        content="The three reasons are: fir",
+        reasoning="",
+        finish_reason="length",
+        completion_tokens=1024,
+    )
+    parts = ChatSessions(store).transcript("browser:alice", session)
+    assert parts is not None and parts[1:] == [
+        ShownPart("assistant", "text", "The three reasons are: fir"),
+        ShownPart("assistant", "info", length_note(1024)),
+    ]
+    assert "1,024 tokens" in length_note(1024)
+
+
+def test_an_answer_that_ended_on_its_own_reopens_without_a_note(store) -> None:
+    session = _chat(store)
+    done = store.add_message(session, role="assistant", content="", status="streaming")
+    store.finish_message(done, status="complete", content="Done.", reasoning="", finish_reason="stop")
+    parts = ChatSessions(store).transcript("browser:alice", session)
+    assert parts == [ShownPart("user", "text", "hi"), ShownPart("assistant", "text", "Done.")]

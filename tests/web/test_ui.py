@@ -116,6 +116,23 @@ def test_links_the_rails_would_block_are_plain_text() -> None:
     assert "[click here](https://evil.example.org/win)" in html
 
 
+async def test_an_answer_cut_at_the_length_limit_says_so_live_and_when_reopened(
+    store, guard, upstream
+) -> None:
+    ui = ChatUI(make_service(store, guard, upstream))
+    upstream.push(
+        Script(answer=["The three reasons are: fir"], finish_reason="length"), Script(answer=["Done."])
+    )
+    state = UIState(owner="browser:alice")
+    cut = (await turn(ui, "Why?", state))[-1].history
+    assert shown(cut[-2]) == "<p>The three reasons are: fir</p>\n"
+    assert "notice-info" in cut[-1]["content"] and "reached its length limit" in cut[-1]["content"]
+    whole = (await turn(ui, "continue", state))[-1].history
+    assert "reached its length limit" not in whole[-1]["content"] and shown(whole[-1]) == "<p>Done.</p>\n"
+    reopened = ui.resume(state.session_id, UIState(owner="browser:alice"))
+    assert reopened is not None and contents(reopened).count("reached its length limit") == 1
+
+
 async def test_resume_shows_refusals_not_blocked_text_and_only_to_the_owner(store, guard, upstream) -> None:
     ui = ChatUI(make_service(store, guard, upstream))
     upstream.push(Script(answer=["ok"]), Script(answer=["see ![x](https://evil.example/a.png)"]))

@@ -15,7 +15,7 @@ from typing import Literal
 from webapp.guard.verdicts import refusal_for
 from webapp.store import MessageInfo, SessionInfo, Store
 
-ShownKind = Literal["text", "image", "rail", "error", "stopped"]
+ShownKind = Literal["text", "image", "rail", "error", "stopped", "info"]
 MAX_TITLE_CHARS = 80
 
 
@@ -119,4 +119,13 @@ def shown_parts(m: MessageInfo) -> list[ShownPart]:
         out.append(ShownPart("assistant", "text", content, reasoning=reasoning))
     if m.status == "interrupted":
         out.append(ShownPart("assistant", "stopped", "This answer was interrupted."))
+    elif complete and m.finish_reason == "length":
+        out.append(ShownPart("assistant", "info", length_note(m.completion_tokens)))
     return out
+
+
+def length_note(tokens: int | None) -> str:
+    """Said under an answer the model ended because it ran out of tokens, which otherwise stops mid-word
+    and looks like a fault; the same words live and when the chat is reopened."""
+    spent = f" ({tokens:,} tokens)" if tokens else ""
+    return f'This answer reached its length limit{spent} and ends there. Send "continue" for the rest.'

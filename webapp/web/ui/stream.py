@@ -22,6 +22,7 @@ from webapp.turn.events import (
     TurnDone,
     TurnEvent,
 )
+from webapp.turn.sessions import length_note
 from webapp.web.ui.render import ChatPainter, Message, context_meter, thought_title
 from webapp.web.ui.state import UIState
 
@@ -50,7 +51,9 @@ class TurnRenderer:
     reasoning_since: float = 0.0
     reasoning_s: float | None = None
     answer: str = ""
-    closing: Message | None = None  # the refusal, error or stop notice that ends an unfinished turn
+    closing: Message | None = (
+        None  # the refusal, error or stop notice that ends an unfinished turn, or the cut note
+    )
 
     def view(self, *, done: bool = False) -> TurnView:
         history = [*self.before, *self.notes]
@@ -101,6 +104,8 @@ class TurnRenderer:
             )
         if done.status != "complete":
             self.closing = self.painter.notice(done.kind, done.message or "The answer was stopped.")
+        elif done.finish_reason == "length":
+            self.closing = self.painter.notice("info", length_note(done.completion_tokens))
         return self.view(done=True)
 
 
