@@ -42,3 +42,18 @@ def test_browser_only_events_cannot_be_joined(app: LiveApp) -> None:
         assert browser_only
         for fn_index in browser_only:
             assert queue.join(fn_index, []).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "route", ["/gradio_api/queue/join", "/gradio_api/cancel", "/gradio_api/reset", "/login"]
+)
+def test_json_nested_past_the_recursion_limit_is_a_400(app: LiveApp, route: str) -> None:
+    """5,000 brackets (10 kB) made Gradio's parser raise: a 500 on every JSON route, anonymous."""
+    body = "[" * 5000 + "]" * 5000
+    with app.client() as client:
+        client.get("/")
+        response = client.post(route, content=body, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400, response.text[:200]
+        assert "nested too deeply" in response.text
+        # the same route still reads an ordinary body: a list is Gradio's own 422, not our refusal
+        assert client.post(route, json=[], headers={"Content-Type": "application/json"}).status_code != 400

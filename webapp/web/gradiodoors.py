@@ -211,6 +211,8 @@ class GradioDoors:
         return self.ledger.owns(browser, path)
 
     def _body_refusal(self, path: str, payload: object, browser: str | None) -> tuple[int, str] | None:
+        if payload is _TOO_DEEP:
+            return 400, "The request body is nested too deeply."
         if not all(self._owned(p, browser) for p in named_paths(payload)):
             return 400, "Files must be uploaded through this page."
         if self.events is not None and path.endswith(QUEUE_JOIN):
@@ -224,6 +226,9 @@ class GradioDoors:
 
 
 _NOT_JSON = object()  # login forms: Gradio cannot read paths or a session out of them either
+# JSON nested past Python's recursion limit (5,000 brackets fit in a few kB): Gradio's own parser raises on
+# it and answers 500, so it is refused here instead of handed on.
+_TOO_DEEP = object()
 
 
 def _json(body: bytes) -> object:
@@ -231,6 +236,8 @@ def _json(body: bytes) -> object:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return _NOT_JSON
+    except RecursionError:
+        return _TOO_DEEP
 
 
 def _with_length(scope: Scope, length: int) -> Scope:
