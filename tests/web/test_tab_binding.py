@@ -62,3 +62,19 @@ def test_another_browser_cannot_cancel_a_tabs_turn(app: LiveApp, upstream: Scrip
         assert mallory.post("/gradio_api/cancel", json=body).status_code == 200
         own = read_stream(alice, queue.session_hash)
     assert own.count("word") >= 40 and '"success": true' in own.replace('"success":true', '"success": true')
+
+
+@pytest.mark.parametrize("key", ["session%5Fhash", "%73ession_hash", "session_has%68"])
+def test_a_percent_encoded_session_hash_is_bound_too(app: LiveApp, key: str) -> None:
+    """The router decodes the query's keys: an encoded 'session_hash' reached Gradio unbound (session 12)."""
+    with app.client() as alice:
+        queue = GradioQueue(alice)
+        assert queue.join(queue.fn_index("on_load"), [""]).status_code == 200
+        text = ""
+        with alice.stream("GET", f"/gradio_api/queue/data?{key}={queue.session_hash}", timeout=15) as stream:
+            for line in stream.iter_lines():
+                text += line
+                if "process_completed" in line or "session_not_found" in line:
+                    break
+    # bound like the plain spelling, the tab reads its own event; unbound, Gradio knew no such session
+    assert "process_completed" in text and "session_not_found" not in text, text[:300]

@@ -33,11 +33,10 @@ class TabBinding:
     def scope(self, scope: MutableMapping[str, Any], browser: str | None) -> MutableMapping[str, Any]:
         """``scope`` with the session hash in its query string and heartbeat path bound to ``browser``."""
         query = scope.get("query_string", b"").decode("latin-1")
-        if "session_hash" in query:
-            pairs = [
-                (k, self.bind(browser, v) if k == "session_hash" else v)
-                for k, v in parse_qsl(query, keep_blank_values=True)
-            ]
+        # Decoded first, as Gradio's router decodes it: 'session%5Fhash=' is its session_hash too.
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k == "session_hash" for k, _ in pairs):
+            pairs = [(k, self.bind(browser, v) if k == "session_hash" else v) for k, v in pairs]
             scope = {**scope, "query_string": urlencode(pairs).encode("latin-1")}
         match = HEARTBEAT.search(scope.get("path", ""))
         if match is not None:
