@@ -17,9 +17,11 @@ from webapp.guard.rails import Guard
 from webapp.store import Store
 from webapp.turn.events import AnswerDelta, ContextInfo, TurnDone, TurnRequest
 from webapp.turn.service import ChatService
+from webapp.turn.sessions import length_note
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import get_profile
 from webapp.web.ui import ChatUI, UIState
+from webapp.web.ui.render import notice_html
 
 pytestmark = pytest.mark.vllm
 
@@ -54,7 +56,7 @@ async def test_turn_through_the_ui_handler(real_service: ChatService) -> None:
     state = UIState()
     views = [v async for v in ui.turn("Say hi.", [], state, "Instant")]
     final = views[-1]
-    assert 'class="notice' not in str(final.history)
+    assert _notices(final.history) == _length_note(real_service, state.session_id)
     assert final.history[0]["role"] == "user" and shown(final.history[0]) == "<p>Say hi.</p>\n"
     assert copied(final.history[0]) == "Say hi."
     assert final.history[-1]["role"] == "assistant" and final.history[-1]["content"].strip()
@@ -73,11 +75,29 @@ async def test_killed_vllm_is_reported_then_restarted(real_service: ChatService,
         assert time.monotonic() < deadline, "vLLM was not restarted"
         time.sleep(1)
     assert vllm.restarts == 1
-    views = [v async for v in ui.turn("Name a fruit.", [], UIState(), "Instant")]
-    assert 'class="notice' not in str(views[-1].history) and views[-1].history[-1]["content"].strip()
+    state = UIState()
+    views = [v async for v in ui.turn("Name a fruit.", [], state, "Instant")]
+    assert _notices(views[-1].history) == _length_note(real_service, state.session_id)
+    assert _answer(views[-1].history).strip()
     vllm.end_supervision()
     watcher.join(5)
     assert not watcher.is_alive()
+
+
+def _notices(history: list[dict]) -> list[str]:
+    return [m["content"] for m in history if 'class="notice' in str(m["content"])]
+
+
+def _answer(history: list[dict]) -> str:
+    return next(m["content"] for m in reversed(history) if 'class="notice' not in str(m["content"]))
+
+
+def _length_note(service: ChatService, session_id: str | None) -> list[str]:
+    """The one notice a complete answer may carry: that the model stopped at the (small) token limit."""
+    assert session_id
+    answer = service.store.messages(session_id)[-1]
+    assert answer.status == "complete"
+    return [notice_html("info", length_note(answer.completion_tokens))] * (answer.finish_reason == "length")
 
 
 def test_the_grafana_dashboard_names_metrics_this_vllm_exports(vllm) -> None:
