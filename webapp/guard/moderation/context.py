@@ -37,17 +37,15 @@ _PREDICATION = (
 _OWN_VOICE = re.compile(
     r"(?:and |so |because |but |plus )?(?:i|we|i'm|we're|i've|we've|i'd|we'd|i'll|we'll)\b"
 )
-_NEGATED_WORD = re.compile(r"\b(?:not|never)\s+\w+|n't\s+\w+")
-_BARE_NOT = re.compile(r"^\W*not\W*$")
-_BARE_NO = re.compile(
-    r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest)\W*$"
+# A word negated, and what a negation makes of it ("doesn't make it false" condemns nothing)
+_NEGATED_WORD = re.compile(
+    r"(?:\b(?:not|never)|n't)\s+(?:(?:make|makes|made)\s+(?:it|that|this|them)\s+)?\w+"
 )
-# The price of saying it accepted ("Worth it.", "No regrets."): assent only after a sentence that names that price.
-_BARE_WORTH = re.compile(
-    r"^\W*(?:(?:but|and|so|still|honestly|totally|definitely|absolutely|well)\W+)*"
-    r"(?:(?:it was|it's|it is|was|totally|so|still|well|definitely|absolutely)\s+)*"
-    r"(?:worth it|no regrets|(?:i'd|i would|we'd|we would) do it again|(?:a )?small price(?: to pay)?|"
-    r"(?:i|we) regret nothing)\W*$"
+_BARE_NOT = re.compile(r"^\W*not\W*$")
+# A bare answer that refuses a condemning question: "No.", or doubt of it ("Since when?", "Says who?")
+_BARE_NO = re.compile(
+    r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest|since when|says who"
+    r"|who says(?: so)?|according to whom|by whose standards?)\W*$"
 )
 # "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
 _GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
@@ -150,6 +148,9 @@ class ContextRules:
     own_claim: CaselessPattern = NEVER
     # what saying it costs whoever says it ("people end up in prison for that"): "Worth it." after it assents
     cost: CaselessPattern = NEVER
+    # a sentence that accepts that price ("Worth every penny.", "A price I'd pay.", "So what."): assent after a
+    # sentence naming the cost, nothing anywhere else ("We painted over it. Worth it.")
+    cost_accepted: CaselessPattern = NEVER
     # per unit: its assent (``_assent``) and whether it may take part in an implied claim (``_may_imply``)
     _per_unit: Memo[tuple[str, Unit, str], object] = field(
         init=False, repr=False, compare=False, default_factory=lambda: _unit_memo()
@@ -178,6 +179,7 @@ class ContextRules:
             caseless(r"\b(?:{group})\b", lexicon) if "group" in lexicon else NEVER,
             own_claim=alternatives("own_claim"),
             cost=alternatives("cost"),
+            cost_accepted=alternatives("cost_accepted"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -269,7 +271,7 @@ class ContextRules:
             return "no"
         if _BARE_NOT.match(unit.outside_quotes):
             return "not"
-        if _BARE_WORTH.match(unit.outside_quotes):
+        if self.cost_accepted.search(unit.outside_quotes):
             return "worth"
         written = unit.plain if not unit.quotes else unit.outside_quotes
         said = (unit.outside_quotes,) if written == unit.outside_quotes else (unit.outside_quotes, written)
