@@ -28,6 +28,7 @@
     python -m bench.moderation_eval --corpus recall7-dev    # ...and its studied probes
     python -m bench.moderation_eval --corpus precision7     # the seventh precision round's held-out set
     python -m bench.moderation_eval --corpus precision7-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus precision9-dev # the ninth precision round's studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -121,6 +122,7 @@ CORPORA = {
     # hateful look-alikes): written and measured once before the round, never studied; its dev twin was.
     "precision7": ROOT / "tests" / "data" / "moderation_precision_heldout7.yaml",
     "precision7-dev": ROOT / "tests" / "data" / "moderation_precision_dev7.yaml",
+    "precision9-dev": ROOT / "tests" / "data" / "moderation_precision_dev9.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -304,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             "recall7-dev",
             "precision7",
             "precision7-dev",
+            "precision9-dev",
         ),
         default="heldout",
     )

@@ -23,11 +23,13 @@ _MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|the
 # What a group is said to be, up to the first word of the predicate: "is" only after a singular (in
 # "Threatening trans people is a crime" it is the speaker's verdict), and not a negated predicate ("Jokes
 # about X are never funny" is the verdict on the jokes), nor a group that is the object of harm ("People who
-# want to kill X are dangerous"), nor one a statement is about ("Statements like that about X are hateful").
+# want to kill X are dangerous"), nor one a statement is about ("Statements like that about X are hateful"),
+# nor a word someone is called ("Calling someone a X is hateful": the slur is the name, the verdict is the speaker's).
 _PREDICATION = (
     r"(?<!kill )(?<!hurt )(?<!harm )(?<!attack )(?<!harass )(?<!threaten )(?<!abuse )(?<!insult )(?<!mock )"
     r"(?<!hate )(?<!beat )(?<!target )(?<!bully )(?<!shoot )(?<!murder )"
     r"(?<!about )(?<!against )(?<!toward )(?<!towards )(?<!regarding )(?<!targeting )(?<!aimed at )"
+    r"(?<!someone a )(?<!somebody a )(?<!someone an )(?<!him a )(?<!her a )(?<!me a )(?<!you a )"
     r"\b(?:{group})\s+(?:are|(?<!people )(?<!men )(?<!s )(?:is|was)|were|r|be|being)\s+(?:all\s+)?(?!not\b|never\b)"
     r"(?:(?:so|very|really|all|just|such|a|an|the|truly|pretty|incredibly|absolutely|deeply|more|most|less|"
     r"utterly|totally|completely|nothing but|only)\s+)*[\w-]+"
