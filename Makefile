@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(EXTRA)
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint install system-deps test-fast bench clean
+.PHONY: run test lint install system-deps test-fast bench bench-load clean
 
 $(STAMP): pyproject.toml Makefile
 	@# One line on the console for the whole step; pip's own output only if something goes wrong.
@@ -44,9 +44,14 @@ test: install system-deps lint
 test-fast: install
 	$(PY) -m pytest -m "not vllm and not browser" $(PYTEST_ARGS)
 
+# The bench extra (matplotlib for the load run's plot, py-spy for its profiles) is not part of `make install`.
 bench: install
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) -m bench
+
+bench-load: install
+	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m bench load $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

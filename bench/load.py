@@ -1,6 +1,7 @@
 """Concurrent streams side by side: the model server alone, railchat (API and UI) and NeMo Guardrails' server.
 
     python -m bench load                      # 1, 8, 32, 64 streams; writes docs/benchmarks.{json,png,md}
+                                              # (needs the bench extra: pip install -e '.[bench]')
     python -m bench load --soak-minutes 10    # also: 64 streams on railchat's API for 10 minutes, memory
     python -m bench load --soak-only --soak-minutes 10 --out /tmp/soak   # the soak alone, then:
     python -m bench load --soak-from /tmp/soak/benchmarks.json             # its figures in this run's report
@@ -47,6 +48,7 @@ import yaml
 
 from bench.answers import MODES, answer_text, question
 from bench.clients import GradioSubmit, Turn, gradio_turn, openai_turn
+from bench.extra import missing
 from bench.procs import PYTHON, Server, free_port, start
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -383,6 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="where benchmarks.{json,png,md} go")
     args = parser.parse_args(argv)
+    if problem := missing(plot=True):
+        print(f"python -m bench load: {problem}", file=sys.stderr)
+        return 2
     result = asyncio.run(run(args))
     write_report(result, args.out)
     return 0 if all(level["errors"] == 0 for level in result["levels"]) else 1

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ from pathlib import Path
 import httpx
 
 from bench.answers import MODES
+from bench.extra import missing, py_spy_path
 from bench.load import Bench
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="railchat-profile-")))
     args = parser.parse_args(argv)
-    py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    py_spy = py_spy_path()
+    if py_spy is None:
+        print(f"python -m bench profile: {missing(profiler=True)}", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
     bench = Bench(args.out, 200, 64, 20, args.answers)
     try:

@@ -41,7 +41,12 @@ def store(sqlite_url: str):
 def guard():
     from webapp.guard.rails import Guard
 
-    return Guard.from_dir(RAILS_DIR, url_allowlist=TEST_ALLOWLIST)
+    guard = Guard.from_dir(RAILS_DIR, url_allowlist=TEST_ALLOWLIST)
+    # Its moderation model fits in a thread from here on (tests keep no embedding cache: 30-60 s on two busy
+    # cores). A check that needs the model waits for it, so without this the first module's first request
+    # spent its client's 20 s timeout waiting; setup has pytest's whole timeout for it.
+    guard.checks.moderator.wait_ready(600)
+    return guard
 
 
 @pytest.fixture
