@@ -37,6 +37,12 @@ MAX_STRINGS = 256
 # Classes of at most this many characters are expanded into their characters ("colou?r", "[sz]e").
 MAX_CLASS = 4
 MAX_GATES = 2  # gates a long pattern gets (``literal_gates``)
+# Words nearly every sentence of prose holds: as a pattern's gate they are as weak as one letter, though as
+# long as "dna" ({the, their} won over {blood, dna, genes, ...} and let one hate pattern run on 147 of 163
+# prose sentences). Ranking, not correctness: any set a pattern needs is a valid gate.
+COMMON = frozenset(
+    "the their they them then than that this there to of and is in it as at on for with be are was".split()
+)
 
 Strings = frozenset[str]
 
@@ -314,8 +320,9 @@ def _branch(alternatives: list[_Piece]) -> _Piece:
 
 def _selectivity(strings: Strings) -> tuple[int, int]:
     """How rarely ordinary text holds a string of the set, roughly: a set is as common as its shortest
-    string ("a" is in nearly every sentence, "teach" in few), then the fewer strings the rarer."""
-    return min(map(len, strings)), -len(strings)
+    string ("a" is in nearly every sentence, "teach" in few), then the fewer strings the rarer; a word of
+    ``COMMON`` counts as one letter."""
+    return min(1 if s.strip() in COMMON else len(s) for s in strings), -len(strings)
 
 
 def _class_chars(items: list[tuple[Any, Any]]) -> Strings | None:
