@@ -58,7 +58,7 @@ def test_a_skipped_rule_could_not_have_matched_any_corpus_text() -> None:
     for path in sorted(DATA.glob("moderation_*.yaml")):
         texts += [t for t in _strings(load_yaml(path)) if "{" not in t]
     assert len(texts) > 1000
-    runs = [(run.lower, pattern_needs(run.lower)) for rule in config.categories for run in rule._runs]
+    runs = [(run.lower, pattern_needs(run.lower)) for rule in config.categories for run in rule.patterns]
     assert sum(bool(needs) for _, needs in runs) > len(runs) // 2  # the filter is in use
     checked = 0
     for text in texts:

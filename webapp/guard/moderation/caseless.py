@@ -31,7 +31,8 @@ import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from webapp.guard.moderation.literals import literal_gates
+from webapp.guard.moderation.literals import Strings, gates_of, tree_sets
+from webapp.guard.moderation.regextree import compile_tree, parse
 
 _CAPITAL = re.compile("[A-Z]")
 _BY_NUMBER = frozenset("xuUN0123456789")  # escapes that spell a character by its code or name (or a group)
@@ -47,15 +48,26 @@ class CaselessPattern:
     lower: re.Pattern[str]  # the same pattern without IGNORECASE, or ``original`` where that could differ
     # on lower-case ASCII text, a match needs each gate to find something (none: always run)
     gates: tuple[re.Pattern[str], ...] = ()
+    # on lower-case ASCII text, a match holds a string of each set (``literals.required_sets`` of ``lower``)
+    sets: tuple[Strings, ...] = ()
+
+    @classmethod
+    def compile(cls, source: str, flags: int = re.IGNORECASE, *, gated: bool = False) -> CaselessPattern:
+        """``source`` parsed once for both compilations and its literals (``regextree.py``). ``gated``: give
+        a long pattern gates (the category rules need none: they ask ``literals.Probe`` about ``sets``)."""
+        if not flags & re.IGNORECASE or not spells_only_lower_case(source):
+            pattern = re.compile(source, flags)
+            return cls(pattern, pattern)
+        tree = parse(source, flags & ~re.IGNORECASE)
+        sets = tree_sets(tree)
+        gates = gates_of(sets) if gated and len(source) >= GATED_LENGTH else ()
+        lower = compile_tree(source, tree, flags & ~re.IGNORECASE)
+        return cls(compile_tree(source, tree, flags), lower, gates, sets)
 
     @classmethod
     def of(cls, pattern: re.Pattern[str], *, gated: bool = False) -> CaselessPattern:
-        """``gated``: give a long pattern gates (the category rules need none: they ask ``literals.Probe``)."""
-        if not pattern.flags & re.IGNORECASE or not spells_only_lower_case(pattern.pattern):
-            return cls(pattern, pattern)
-        lower = re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
-        gates = literal_gates(lower) if gated and len(pattern.pattern) >= GATED_LENGTH else ()
-        return cls(pattern, lower, gates)
+        """The same for a compiled pattern (compiled again)."""
+        return cls.compile(pattern.pattern, pattern.flags, gated=gated)
 
     @property
     def pattern(self) -> str:

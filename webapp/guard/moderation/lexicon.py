@@ -50,13 +50,10 @@ def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
     return {name: resolved(name, ()) for name in written}
 
 
-def compile_pattern(pattern: str, lexicon: Mapping[str, str]) -> re.Pattern[str]:
-    return re.compile(expand(pattern, lexicon), re.IGNORECASE)
+def caseless(pattern: str, lexicon: Mapping[str, str], *, gated: bool = True) -> CaselessPattern:
+    """A rule's pattern, case ignored. ``gated``: a context pattern, searched on each unit's texts directly,
+    so a long one gets gates (a category rule's asks ``literals.Probe`` instead)."""
+    return CaselessPattern.compile(expand(pattern, lexicon), gated=gated)
 
 
-def caseless(pattern: str, lexicon: Mapping[str, str]) -> CaselessPattern:
-    """A context pattern: searched on each unit's texts directly, so a long one gets gates."""
-    return CaselessPattern.of(compile_pattern(pattern, lexicon), gated=True)
-
-
-NEVER = CaselessPattern.of(re.compile("(?!)"))
+NEVER = CaselessPattern.compile("(?!)")

@@ -125,10 +125,15 @@ class Scanner:
 
 
 def literal_gates(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...]:
-    """Regexes of the sets ``pattern`` needs that are worth asking (none holding a one-letter string,
-    which nearly every text holds), the most selective first, at most ``MAX_GATES``."""
-    sets = sorted(required_sets(pattern), key=_selectivity, reverse=True)
-    worth = [s for s in sets if min(map(len, s)) >= 2][:MAX_GATES]
+    """Regexes of the sets ``pattern`` needs that are worth asking (``gates_of``)."""
+    return gates_of(required_sets(pattern))
+
+
+def gates_of(sets: tuple[Strings, ...]) -> tuple[re.Pattern[str], ...]:
+    """Regexes of those of ``sets`` worth asking (none holding a one-letter string, which nearly every text
+    holds), the most selective first, at most ``MAX_GATES``."""
+    ranked = sorted(sets, key=_selectivity, reverse=True)
+    worth = [s for s in ranked if min(map(len, s)) >= 2][:MAX_GATES]
     return tuple(re.compile(_trie(sorted(s))) for s in worth)
 
 
@@ -196,9 +201,14 @@ _scanner = Scanner([])
 
 def pattern_needs(pattern: re.Pattern[str]) -> Required:
     """What every match of ``pattern`` holds (see the module docstring); empty: nothing is known."""
+    return interned(required_sets(pattern))
+
+
+def interned(sets: tuple[Strings, ...]) -> Required:
+    """``sets`` (``required_sets``) interned, so that one scan answers them with every other pattern's."""
     with _lock:
         needs = []
-        for strings in required_sets(pattern):
+        for strings in sets:
             if strings not in _INTERNED:
                 _INTERNED[strings] = Needs(strings, len(_INTERNED))
             needs.append(_INTERNED[strings])
@@ -228,6 +238,11 @@ def required_sets(pattern: re.Pattern[str]) -> tuple[Strings, ...]:
         tree = _sre_parse.parse(pattern.pattern, pattern.flags)
     except Exception:  # a pattern re compiled always parses; doubt means no filter
         return ()
+    return tree_sets(tree)
+
+
+def tree_sets(tree: Any) -> tuple[Strings, ...]:
+    """``required_sets`` from the parse tree (``re._parser``) of a pattern without ``IGNORECASE``."""
     piece = _sequence(list(tree))
     needs = list(piece.needs)
     if piece.exact is not None:

@@ -21,8 +21,8 @@ from typing import Any
 
 from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii
 from webapp.guard.moderation.context import ContextRules
-from webapp.guard.moderation.lexicon import compile_pattern
-from webapp.guard.moderation.literals import Probe, Required, pattern_needs
+from webapp.guard.moderation.lexicon import caseless
+from webapp.guard.moderation.literals import Probe, Required, interned
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
@@ -43,19 +43,16 @@ _CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|then|because|while|caus
 class CategoryRule:
     name: str
     reason: str
-    patterns: tuple[re.Pattern[str], ...]
+    # each case ignored, run without IGNORECASE on lower-case ASCII text where that finds the same matches
+    patterns: tuple[CaselessPattern, ...]
     stages: frozenset[str] = frozenset({"input", "output"})
     negation_allowed: bool = False  # True: the pattern itself is about a negated statement
     raw_text: bool = False  # True: run on the original text (instructions, not hate: no unit context)
-    # the patterns as run: without IGNORECASE on lower-case ASCII text where that finds the same matches
-    _runs: tuple[CaselessPattern, ...] = field(init=False, repr=False, compare=False)
     # per pattern as run on lower-case ASCII text: literals a match needs, asked before the regex (literals.py)
     _needs: tuple[Required, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        runs = tuple(CaselessPattern.of(p) for p in self.patterns)
-        object.__setattr__(self, "_runs", runs)
-        object.__setattr__(self, "_needs", tuple(pattern_needs(run.lower) for run in runs))
+        object.__setattr__(self, "_needs", tuple(interned(p.sets) for p in self.patterns))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str] | None = None) -> CategoryRule:
@@ -63,7 +60,7 @@ class CategoryRule:
         return cls(
             name=str(data["name"]),
             reason=str(data["reason"]),
-            patterns=tuple(compile_pattern(p, lexicon) for p in data["patterns"]),
+            patterns=tuple(caseless(p, lexicon, gated=False) for p in data["patterns"]),
             stages=frozenset(data.get("stages", ("input", "output"))),
             negation_allowed=data.get("negation") == "allowed",
             raw_text=bool(data.get("whole_text", False)),
@@ -74,7 +71,7 @@ class CategoryRule:
 
     def blocks_alone(self, word: str) -> bool:
         """Whether ``word`` by itself is enough for a pattern (a slur), with no sentence around it."""
-        return any(pattern.fullmatch(word) for pattern in self.patterns)
+        return any(pattern.original.fullmatch(word) for pattern in self.patterns)
 
     def matches(
         self,
@@ -89,7 +86,7 @@ class CategoryRule:
         lower = is_lower_ascii(text)
         if lower and probe is None:
             probe = Probe(text)
-        for pattern, needs in zip(self._runs, self._needs, strict=True):
+        for pattern, needs in zip(self.patterns, self._needs, strict=True):
             if lower and needs and not probe.may_match(needs):  # type: ignore[union-attr]
                 continue  # a word every match needs is missing: the regex cannot match
             for match in (pattern.lower if lower else pattern.original).finditer(text):
