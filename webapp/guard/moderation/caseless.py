@@ -31,6 +31,7 @@ import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from webapp.guard.moderation.alternation import Alternation
 from webapp.guard.moderation.literals import Strings, gates_of, tree_sets
 from webapp.guard.moderation.regextree import compile_tree, parse
 
@@ -50,6 +51,8 @@ class CaselessPattern:
     gates: tuple[re.Pattern[str], ...] = ()
     # on lower-case ASCII text, a match holds a string of each set (``literals.required_sets`` of ``lower``)
     sets: tuple[Strings, ...] = ()
+    # a long gated list: searched in the alternatives a text holds the words of (``alternation.py``)
+    alternation: Alternation | None = None
 
     @classmethod
     def compile(cls, source: str, flags: int = re.IGNORECASE, *, gated: bool = False) -> CaselessPattern:
@@ -60,9 +63,11 @@ class CaselessPattern:
             return cls(pattern, pattern)
         tree = parse(source, flags & ~re.IGNORECASE)
         sets = tree_sets(tree)
-        gates = gates_of(sets) if gated and len(source) >= GATED_LENGTH else ()
         lower = compile_tree(source, tree, flags & ~re.IGNORECASE)
-        return cls(compile_tree(source, tree, flags), lower, gates, sets)
+        if not gated or len(source) < GATED_LENGTH:
+            return cls(compile_tree(source, tree, flags), lower, (), sets)
+        alternation = Alternation.of(source, tree, flags & ~re.IGNORECASE)
+        return cls(compile_tree(source, tree, flags), lower, gates_of(sets), sets, alternation)
 
     @classmethod
     def of(cls, pattern: re.Pattern[str], *, gated: bool = False) -> CaselessPattern:
@@ -84,7 +89,12 @@ class CaselessPattern:
     def search(self, text: str) -> re.Match[str] | None:
         if not is_lower_ascii(text):
             return self.original.search(text)
-        return self.lower.search(text) if self._may_match(text) else None
+        if not self._may_match(text):
+            return None
+        if self.alternation is None:
+            return self.lower.search(text)
+        start = self.alternation.leftmost(text)
+        return None if start is None else self.lower.match(text, start)
 
     def sub(self, replacement: str, text: str) -> str:
         if not is_lower_ascii(text):
