@@ -29,6 +29,7 @@
     python -m bench.moderation_eval --corpus precision7     # the seventh precision round's held-out set
     python -m bench.moderation_eval --corpus precision7-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision9-dev # the ninth precision round's studied probes
+    python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -123,6 +124,9 @@ CORPORA = {
     "precision7": ROOT / "tests" / "data" / "moderation_precision_heldout7.yaml",
     "precision7-dev": ROOT / "tests" / "data" / "moderation_precision_dev7.yaml",
     "precision9-dev": ROOT / "tests" / "data" / "moderation_precision_dev9.yaml",
+    # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
+    # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
+    "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -307,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
             "precision7",
             "precision7-dev",
             "precision9-dev",
+            "languages",
         ),
         default="heldout",
     )

@@ -25,16 +25,24 @@ def default_moderator() -> Moderator:
     return moderator
 
 
-async def streamed_blocked(checks: RailChecks, text: str, channel: Channel = "answer") -> bool:
-    """Whether the output filter stopped ``text`` streamed word by word on ``channel``, checking as the app
-    does (each growing piece as partial, the end in full)."""
+async def streamed_blocked(
+    checks: RailChecks, text: str, channel: Channel = "answer", *, chars: int | None = None
+) -> bool:
+    """Whether the output filter stopped ``text`` streamed word by word on ``channel`` (or in pieces of
+    ``chars`` characters, as a tokenizer may cut it), checking as the app does (each growing piece as
+    partial, the end in full)."""
     flt = OutputFilter(
         url_policy=None,
         moderate=lambda t: checks.moderation("output", [t], partial=True),
         moderate_end=lambda t: checks.moderation("output", [t]),
         may_be_reported=checks.moderator.may_be_reported,
     )
-    for piece in re.findall(r"\S+\s*|\s+", text):
+    pieces = (
+        re.findall(r"\S+\s*|\s+", text)
+        if chars is None
+        else [text[i : i + chars] for i in range(0, len(text), chars)]
+    )
+    for piece in pieces:
         if (await flt.feed(channel, piece)).block is not None:
             return True
     return (await flt.flush()).block is not None

@@ -35,6 +35,12 @@ class ModerationConfig:
     senses: Senses = field(default_factory=Senses)
     semantic: SemanticConfig = field(default_factory=lambda: SemanticConfig(enabled=False))
     load_timeout_s: float = 60.0  # a check waits this long for the embedding model at start, then refuses
+    # The languages the tiers read and what a unit in another gets ("block"/"allow"); the word lists that tell
+    # them apart, under the rails directory ("": no language gate, for a config built by hand for one tier).
+    languages: tuple[str, ...] = ("en",)
+    other_languages: str = "block"
+    language_words: str = ""
+    language_reason: str = "the safety rails here can only read {readable}; {what} was in {language}"
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> ModerationConfig:
@@ -61,6 +67,10 @@ class ModerationConfig:
             senses=Senses.from_mapping(data.get("senses"), lambda pattern: expand(pattern, lexicon)),
             semantic=SemanticConfig.from_mapping(data.get("semantic") or {"enabled": False}),
             load_timeout_s=float(data.get("load_timeout_s", 60.0)),
+            languages=tuple(str(c) for c in data.get("languages") or cls.languages),
+            other_languages=_choice(data.get("other_languages", cls.other_languages), ("block", "allow")),
+            language_words=str(data.get("language_words") or ""),
+            language_reason=str(data.get("language_reason") or cls.language_reason),
         )
 
     @property

@@ -16,6 +16,7 @@ from webapp.guard.moderation.config import ModerationConfig
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.embedder import EmbeddingNeeded, Encoder, shared_encoder
 from webapp.guard.moderation.findings import ModerationFinding
+from webapp.guard.moderation.language import LanguageGate
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.literals import Probe
 from webapp.guard.moderation.memo import Memo, verdict_bytes
@@ -47,6 +48,7 @@ _COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
 VERDICT_CACHE_SIZE = 8192  # units whose rule verdict is remembered (least recently used out first)
 VERDICT_CACHE_BYTES = 16 << 20  # and at most this much of them (an estimate, see memo.py)
 UNAVAILABLE_REASON = "the safety check is unavailable right now"
+_WHAT = {"input": "your message", "output": "this answer"}
 
 
 class Moderator:
@@ -98,6 +100,12 @@ class Moderator:
         # reports or condemns is kept: "Jews, the Nazis claimed, are vermin" is history)
         self._aside = re.compile(
             rf"\b({self._group.pattern})\s*,\s+([^.!?]{{30,}}),\s+(?=(?:are|were|should|must|deserve|need|will)\b)"
+        )
+        # what no tier can read is blocked unless the policy allows it (language.py)
+        self._languages = (
+            LanguageGate.load((rails_dir or Path(".")) / config.language_words, config.languages)
+            if config.language_words and config.other_languages == "block"
+            else None
         )
         self._semantic: SemanticTier | None = None
         self._speller: Speller | None = None
@@ -151,7 +159,26 @@ class Moderator:
             hit = first_match(rules, unit, self._context)
             if hit is not None:
                 return ModerationFinding(hit.name, hit.reason)
+        # after the rules (their reasons are specific), before any embedding: what the tiers cannot read
+        unread = self._unread(text, stage, partial=partial)
+        if unread is not None:
+            return unread
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _unread(self, text: str, stage: Stage, *, partial: bool) -> ModerationFinding | None:
+        """A block for a text with a unit in a language the tiers cannot read, naming the language."""
+        if self._languages is None:
+            return None
+        language = self._languages.unread(text, partial=partial)
+        if language is None:
+            return None
+        readable = self._languages.readable_names()
+        reason = self.config.language_reason.format(
+            readable=readable,
+            what=_WHAT[stage],
+            language=language.name or f"a language other than {readable}",
+        )
+        return ModerationFinding("language", reason)
 
     def may_be_reported(self, text: str) -> bool:
         """Whether the text may give someone else's words, which a later sentence may condemn (a streamed

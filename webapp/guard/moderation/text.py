@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.surface import as_shown
 
-__all__ = ["Speller", "Unit", "normalise", "split_units", "strip_frame"]
+__all__ = ["Speller", "Unit", "normalise", "sentences", "split_units", "strip_frame"]
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 # "$" and "@" are no word characters, so a word may start or end with one ("tran$", "$cum").
@@ -269,7 +269,7 @@ def _subject_end(text: str, at: int, group: re.Pattern[str]) -> int | None:
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     units: list[Unit] = []
     last_group: str | None = None
-    pieces = [p for p in (asserted(strip_frame(raw.strip()), group) for raw in _sentences(text)) if p]
+    pieces = [p for p in (asserted(strip_frame(raw.strip()), group) for raw in sentences(text)) if p]
     outside = [" ".join(_QUOTE.sub(" ", p).split()) for p in pieces]
     for i, raw in enumerate(pieces):
         resolved = _resolve(raw, last_group) if last_group and not group.search(raw) else raw
@@ -291,7 +291,8 @@ _MASKED = str.maketrans(_MASK)
 _UNMASK = str.maketrans({v: k for k, v in _MASK.items()})
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
+    """The text cut where the moderator cuts its units (sentence ends, line breaks, "but"), quotes kept whole."""
     masked = _DOUBLE_QUOTED.sub(lambda m: m.group(0).translate(_MASKED), text)
     return [piece.translate(_UNMASK) for piece in _UNIT_END.split(masked)]
 

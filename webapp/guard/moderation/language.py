@@ -1,0 +1,254 @@
+"""The language gate: which units the moderation cannot read at all.
+
+Every tier reads English only (the rules' word lists, the profanity model, MiniLM), so "Tous les juifs doivent
+mourir." passed where its English twin blocks. A unit in another language is "unjudged": not harmless, just
+never read, and ``moderation.other_languages`` decides it (``block`` by default: nothing unread gets out).
+
+Telling languages apart must cost English prose nothing and never mistake English for something else: a
+loanword, a name, a quoted phrase, code or math stays English. So the gate only counts words: a unit whose
+letters are mostly another script's, or which holds several of a Latin-script language's commonest words
+(articles, pronouns, auxiliaries) and few English ones. No identifier model ships in the app (see
+docs/moderation.md for the ones measured); the lists are data in ``rails/moderation_languages.yml``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from webapp.guard.moderation.surface import as_shown
+from webapp.guard.moderation.text import sentences
+from webapp.guard.yamlfile import load_yaml
+
+# What a reader does not read as words of a language: links, inline code, addresses.
+_NOT_PROSE = re.compile(r"`[^`\n]*`|\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
+_ENGLISH_CONTRACTION = re.compile(r"(?<=[a-z])'(?:t|s|ll|re|ve|m|d)\b")
+# A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
+_WORD = re.compile(r"[^\W\d_]+'?")
+_CUT_WORD = re.compile(r"\w+$")
+_UNSPACED_SCRIPTS = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI"})
+_KANA = frozenset({"HIRAGANA", "KATAKANA"})
+_SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}
+_NAMES = {"en": "English"}  # the readable language that has no word list (every other is English's foil)
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # ISO 639-1 where known, "" for a Latin-script language without a word list
+    name: str  # shown to the chatter: "German", "a language other than English"
+
+
+@dataclass(frozen=True)
+class LanguageGate:
+    """``readable``: the language codes the moderation judges; a unit in any other is returned by ``unread``."""
+
+    readable: frozenset[str]
+    english: Mapping[
+        str, float
+    ]  # word -> how much it says the unit is English (1, or 0.5 if another uses it)
+    loan_phrases: re.Pattern[str]
+    latin: Mapping[str, frozenset[str]]  # word -> the codes of the languages that use it
+    names: Mapping[str, str]  # code -> name
+    scripts: Mapping[str, str]  # Unicode name prefix -> language name
+    min_words: int = 3
+    min_hits: int = 2
+    per_english: float = 2.0
+    share: float = 0.34
+    chars_per_word: float = 2.0
+    script_words: int = 3
+    accented_share: float = 0.4
+
+    @classmethod
+    def load(cls, path: Path, readable: Iterable[str]) -> LanguageGate:
+        data: Mapping[str, Any] = load_yaml(path) or {}
+        listed = frozenset(str(w) for w in data.get("english") or ())
+        latin: dict[str, set[str]] = {}
+        names: dict[str, str] = {}
+        for code, spec in (data.get("latin") or {}).items():
+            names[str(code)] = str(spec["name"])
+            for word in spec.get("words") or ():
+                # read as the moderator reads it: "müssen" is "mussen"
+                latin.setdefault(_unaccented(str(word)), set()).add(str(code))
+        # a word another language uses too ("to", "in", "die", "come") never counts for it, and half for English
+        shared = listed & latin.keys()
+        english = {w: 0.5 if w in shared else 1.0 for w in listed}
+        phrases = sorted({_unaccented(str(p)) for p in data.get("loan_phrases") or ()}, key=len, reverse=True)
+        return cls(
+            readable=frozenset(readable),
+            english=english,
+            loan_phrases=re.compile(
+                r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.IGNORECASE
+            )
+            if phrases
+            else re.compile("(?!)"),
+            latin={w: frozenset(c) for w, c in latin.items() if w not in shared},
+            names=names,
+            scripts={str(k): str(v) for k, v in (data.get("scripts") or {}).items()},
+            **{k: data[k] for k in _THRESHOLDS if k in data},
+        )
+
+    def readable_names(self) -> str:
+        """The readable languages as the chatter is told them ("English", "English and French")."""
+        named = [_NAMES.get(c) or self.names.get(c) or c for c in sorted(self.readable)]
+        return " and ".join(named) if len(named) <= 2 else ", ".join(named[:-1]) + " and " + named[-1]
+
+    def unread(self, text: str, *, partial: bool = False) -> Language | None:
+        """The language of the first unit the moderation cannot read, or None (every unit is readable).
+
+        ``partial``: a streamed answer still growing, whose last word may be cut ("Gay men ar" is no Swedish
+        "är"): that word is left for the next check."""
+        written = _visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
+        if partial:
+            written = _CUT_WORD.sub("", written)
+        if written.isascii() and _WORD.search(written) is None:
+            return None
+        units = [_NOT_PROSE.sub(" ", u) for u in sentences(written)]
+        whole_foreign: bool | None = None  # computed once, only when a short unit needs it
+        for unit in units:
+            language, short = self._language(unit)
+            if language is None or language.code in self.readable:
+                continue
+            if short:
+                if whole_foreign is None:
+                    whole_foreign = not any(self._english_words(as_shown(u).lower()) for u in units)
+                if not whole_foreign:
+                    continue
+            return language
+        return None
+
+    def _language(self, unit: str) -> tuple[Language | None, bool]:
+        """(the unit's language if it is not English, whether the unit was too short to tell alone). Scripts
+        are told from the letters as written; Latin-script words as the moderator reads them (accents dropped,
+        look-alike letters read as Latin), so a Cyrillic "о" inside "tоus" cannot hide the French."""
+        if not unit.isascii():
+            scripted = self._script(unit)
+            if scripted is not None:
+                return scripted
+        language, short = self._latin(as_shown(unit), accented=not unit.isascii())
+        if language is None and not unit.isascii():
+            return self._accented(unit), False
+        return language, short
+
+    def _script(self, unit: str) -> tuple[Language | None, bool] | None:
+        """The unit's other script, if its letters are another script's; None: read it as Latin letters."""
+        counts, words = _scripts(unit)
+        known = {s: n for s, n in counts.items() if s in self.scripts}
+        if not known:
+            return None
+        if _KANA & known.keys():
+            name = self.scripts[next(iter(_KANA & known.keys()))]
+        else:
+            name = self.scripts[max(known, key=known.__getitem__)]
+        language = Language(name.lower(), name)
+        unspaced = sum(n for s, n in known.items() if s in _UNSPACED_SCRIPTS)
+        # a run of Han, kana or Thai holds about one word per two characters
+        foreign_words = words + unspaced / self.chars_per_word
+        if foreign_words >= self.script_words and foreign_words > self._english_words(as_shown(unit).lower()):
+            return language, False
+        latin_letters = sum(c.isascii() and c.isalpha() for c in unit)
+        if sum(known.values()) > latin_letters and (unspaced >= 2 or words >= 1):
+            return language, True
+        return None
+
+    def _english_words(self, unit: str) -> float:
+        contractions = len(_ENGLISH_CONTRACTION.findall(unit))
+        return contractions + sum(self.english.get(w, 0.0) for w in _WORD.findall(unit))
+
+    def _latin(self, unit: str, *, accented: bool) -> tuple[Language | None, bool]:
+        """``accented``: the unit as written has letters English does not write (dropped from ``unit``)."""
+        unit = self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit)
+        lowered = unit.lower()
+        every = _WORD.findall(_ENGLISH_CONTRACTION.sub("", unit))
+        english = len(_ENGLISH_CONTRACTION.findall(lowered)) + sum(
+            self.english.get(w.lower(), 0.0) for w in every
+        )
+        # a letter alone is no evidence: "W o m e n" is spaced-out English, not Portuguese "o" and "e"
+        written = [w for w in every if len(w) >= 2]
+        words = [w.lower() for w in written]
+        # a capitalised word inside a unit is a name ("La La Land", "Les Paul"), not the language's article
+        hits: Counter[str] = Counter(
+            c
+            for i, (w, shown) in enumerate(zip(words, written, strict=True))
+            if i == 0 or not shown[:1].isupper()
+            for c in self.latin.get(w, ())
+        )
+        if not hits:
+            return None, False
+        code, count = hits.most_common(1)[0]
+        if english * self.per_english >= count:
+            return None, False
+        language = Language(code, self.names[code])
+        if len(words) < self.min_words:
+            # too short to tell alone ("C'est la vie."): foreign only in a text with no English word at all,
+            # and only with a letter English does not write or two of the language's words
+            marked = count >= self.min_hits or accented
+            return (language, True) if marked else (None, False)
+        foreign = count >= self.min_hits and count >= self.share * len(words)
+        return (language, False) if foreign else (None, False)
+
+    def _accented(self, unit: str) -> Language | None:
+        """A language without a word list, told by its letters: most words accented, none English (a
+        capitalised word inside the unit is a name and not counted)."""
+        written = _WORD.findall(unit)
+        words = [w.lower() for i, w in enumerate(written) if len(w) >= 2 and (i == 0 or not w[0].isupper())]
+        if len(words) < max(self.min_words, 4) or any(w in self.english for w in words):
+            return None
+        accented = sum(
+            not w.isascii() and all(_script_of(c) == "LATIN" for c in w if c.isalpha()) for w in words
+        )
+        return Language("", "") if accented >= self.accented_share * len(words) else None
+
+
+_THRESHOLDS = (
+    "min_words",
+    "min_hits",
+    "per_english",
+    "share",
+    "chars_per_word",
+    "script_words",
+    "accented_share",
+)
+
+
+def _scripts(unit: str) -> tuple[Counter[str], int]:
+    """(letters per non-Latin script, words of two letters or more in a script written with spaces), counting
+    only words written in one non-Latin script: a Latin word with a Cyrillic look-alike in it is an evasion
+    the moderator reads as Latin, not Russian. Vowel signs (Devanagari, Arabic, Thai marks) are part of their
+    word."""
+    counts: Counter[str] = Counter()
+    words = 0
+    for token in unit.split():
+        letters = [c for c in token if c.isalpha() or unicodedata.category(c).startswith("M")]
+        kinds = {_SAME_SCRIPT.get(k, k) for k in (_script_of(c) for c in letters if c.isalpha())}
+        if len(kinds) != 1 or "LATIN" in kinds:
+            continue
+        (kind,) = kinds
+        if kind == "CJK":  # Japanese writes kanji and kana in one word: the kana tell it from Chinese
+            counts.update("HIRAGANA" if _script_of(c) in _KANA else "CJK" for c in letters)
+            continue
+        counts[kind] += len(letters)
+        words += len(letters) >= 2 and kind not in _UNSPACED_SCRIPTS
+    return counts, words
+
+
+def _visible(text: str) -> str:
+    """The text without format characters (zero-width spaces and joiners cannot split a word in two)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+@functools.lru_cache(maxsize=4096)
+def _script_of(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else "UNKNOWN"
