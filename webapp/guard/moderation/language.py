@@ -130,7 +130,9 @@ class LanguageGate:
             scripted = self._script(unit)
             if scripted is not None:
                 return scripted
-        language, short = self._latin(as_shown(unit), accented=not unit.isascii())
+        # a curly quote or a dash is no accent: only letters English does not write mark another language
+        accented = any(c.isalpha() and not c.isascii() for c in unit)
+        language, short = self._latin(as_shown(unit), accented=accented)
         if language is None and not unit.isascii():
             return self._accented(unit), False
         return language, short
