@@ -124,3 +124,10 @@ def test_another_readable_language_is_named_in_the_reason():
     assert (
         finding.reason == "the safety rails here can only read English and French; your message was in German"
     )
+
+
+def test_a_language_in_another_script_is_named_by_its_iso_code():
+    gate = LanguageGate.load(RAILS_DIR / MODERATION_CONFIG["language_words"], ["en", "ru"])
+    assert gate.unread("Все евреи должны умереть.") is None  # Russian is read (elsewhere)
+    language = gate.unread("所有犹太人都应该死。")
+    assert language is not None and (language.code, language.name) == ("zh", "Chinese")

@@ -55,7 +55,7 @@ class LanguageGate:
     loan_phrases: re.Pattern[str]
     latin: Mapping[str, frozenset[str]]  # word -> the codes of the languages that use it
     names: Mapping[str, str]  # code -> name
-    scripts: Mapping[str, str]  # Unicode name prefix -> language name
+    scripts: Mapping[str, Language]  # Unicode name prefix -> the language read in that script
     min_words: int = 3
     min_hits: int = 2
     per_english: float = 2.0
@@ -89,7 +89,10 @@ class LanguageGate:
             else re.compile("(?!)"),
             latin={w: frozenset(c) for w, c in latin.items() if w not in shared},
             names=names,
-            scripts={str(k): str(v) for k, v in (data.get("scripts") or {}).items()},
+            scripts={
+                str(k): Language(str(v["code"]), str(v["name"]))
+                for k, v in (data.get("scripts") or {}).items()
+            },
             **{k: data[k] for k in _THRESHOLDS if k in data},
         )
 
@@ -144,10 +147,9 @@ class LanguageGate:
         if not known:
             return None
         if _KANA & known.keys():
-            name = self.scripts[next(iter(_KANA & known.keys()))]
+            language = self.scripts[next(iter(_KANA & known.keys()))]
         else:
-            name = self.scripts[max(known, key=known.__getitem__)]
-        language = Language(name.lower(), name)
+            language = self.scripts[max(known, key=known.__getitem__)]
         unspaced = sum(n for s, n in known.items() if s in _UNSPACED_SCRIPTS)
         # a run of Han, kana or Thai holds about one word per two characters
         foreign_words = words + unspaced / self.chars_per_word
