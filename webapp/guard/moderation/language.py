@@ -32,6 +32,11 @@ _ENGLISH_CONTRACTION = re.compile(r"(?<=[a-z])'(?:t|s|ll|re|ve|m|d)\b")
 # A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
 _WORD = re.compile(r"[^\W\d_]+'?")
 _CUT_WORD = re.compile(r"\w+$")
+_PARTICLES = frozenset(
+    "de del della di da du des le la les van von der den ten ter el al bin ibn dos das do".split()
+)
+# What may open a sentence inside a unit, so the capital after it is no name ("Translate: Tous les ...").
+_OPENS = re.compile(r"(?:^|[:\"“«(¿¡\-–—]|\s')\s*$")
 _UNSPACED_SCRIPTS = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI"})
 _KANA = frozenset({"HIRAGANA", "KATAKANA"})
 _SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}
@@ -42,6 +47,14 @@ _NAMES = {"en": "English"}  # the readable language that has no word list (every
 class Language:
     code: str  # ISO 639-1 where known, "" for a Latin-script language without a word list
     name: str  # shown to the chatter: "German", "a language other than English"
+
+
+@dataclass(frozen=True)
+class _Word:
+    english: float  # how much the word says its unit is English
+    codes: frozenset[str]  # the languages whose word it is
+    named: bool  # capitalised inside its sentence: a name
+    particle: bool = False  # "de", "van", "la": part of the name that follows it
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,8 @@ class LanguageGate:
     chars_per_word: float = 2.0
     script_words: int = 3
     accented_share: float = 0.4
+    run_words: int = 5
+    run_hits: int = 3
 
     @classmethod
     def load(cls, path: Path, readable: Iterable[str]) -> LanguageGate:
@@ -167,34 +182,50 @@ class LanguageGate:
     def _latin(self, unit: str, *, accented: bool) -> tuple[Language | None, bool]:
         """``accented``: the unit as written has letters English does not write (dropped from ``unit``)."""
         unit = self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit)
-        lowered = unit.lower()
-        every = _WORD.findall(_ENGLISH_CONTRACTION.sub("", unit))
-        english = len(_ENGLISH_CONTRACTION.findall(lowered)) + sum(
-            self.english.get(w.lower(), 0.0) for w in every
-        )
-        # a letter alone is no evidence: "W o m e n" is spaced-out English, not Portuguese "o" and "e"
-        written = [w for w in every if len(w) >= 2]
-        words = [w.lower() for w in written]
-        # a capitalised word inside a unit is a name ("La La Land", "Les Paul"), not the language's article
-        hits: Counter[str] = Counter(
-            c
-            for i, (w, shown) in enumerate(zip(words, written, strict=True))
-            if i == 0 or not shown[:1].isupper()
-            for c in self.latin.get(w, ())
-        )
+        english = float(len(_ENGLISH_CONTRACTION.findall(unit.lower())))
+        bare = _ENGLISH_CONTRACTION.sub("", unit)
+        words: list[_Word] = []
+        for match in _WORD.finditer(bare):
+            word = match.group(0).lower()
+            weight = self.english.get(word, 0.0)
+            english += weight
+            if len(match.group(0)) < 2:  # a letter alone: "W o m e n" is spaced-out English, not "o" and "e"
+                continue
+            # a capitalised word inside a sentence is a name ("La La Land", "Les Paul"), not an article
+            named = match.group(0)[:1].isupper() and not _OPENS.search(bare, 0, match.start())
+            codes = frozenset() if named else self.latin.get(word, frozenset())
+            words.append(_Word(weight, codes, named, word in _PARTICLES))
+        words = _with_particles(words)
+        hits: Counter[str] = Counter(c for w in words for c in w.codes)
         if not hits:
             return None, False
         code, count = hits.most_common(1)[0]
-        if english * self.per_english >= count:
-            return None, False
         language = Language(code, self.names[code])
+        if english * self.per_english >= count:
+            return self._run(words), False
         if len(words) < self.min_words:
             # too short to tell alone ("C'est la vie."): foreign only in a text with no English word at all,
             # and only with a letter English does not write or two of the language's words
             marked = count >= self.min_hits or accented
             return (language, True) if marked else (None, False)
-        foreign = count >= self.min_hits and count >= self.share * len(words)
-        return (language, False) if foreign else (None, False)
+        if count >= self.min_hits and count >= self.share * len(words):
+            return language, False
+        return self._run(words), False
+
+    def _run(self, words: list[_Word]) -> Language | None:
+        """A foreign clause inside an English sentence ("I think that tous les juifs doivent mourir."):
+        ``run_words`` words in a row with no English word among them (one both languages use may be) and
+        ``run_hits`` of one language's. A
+        run holding two names is a name ("Charles de Gaulle et la France": "de" and "la" before a name are part of
+        it), not a clause; one may be a German noun ("heute Nacht")."""
+        for start in range(len(words) - self.run_words + 1):
+            window = words[start : start + self.run_words]
+            if sum(w.english for w in window) >= 1 or sum(w.named for w in window) > 1:
+                continue
+            hits = Counter(c for w in window for c in w.codes)
+            if hits and (best := hits.most_common(1)[0])[1] >= self.run_hits:
+                return Language(best[0], self.names[best[0]])
+        return None
 
     def _accented(self, unit: str) -> Language | None:
         """A language without a word list, told by its letters: most words accented, none English (a
@@ -217,6 +248,8 @@ _THRESHOLDS = (
     "chars_per_word",
     "script_words",
     "accented_share",
+    "run_words",
+    "run_hits",
 )
 
 
@@ -250,6 +283,15 @@ def _visible(text: str) -> str:
 
 def _unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _with_particles(words: list[_Word]) -> list[_Word]:
+    """The words, a name's particle ("de Gaulle", "van Gogh", "la France") marked as part of the name."""
+    marked = list(words)
+    for i in range(len(marked) - 2, -1, -1):
+        if marked[i + 1].named and marked[i].particle:
+            marked[i] = _Word(0.0, frozenset(), True, True)
+    return marked
 
 
 @functools.lru_cache(maxsize=4096)
