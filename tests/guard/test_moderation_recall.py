@@ -23,7 +23,9 @@ from webapp.guard.moderation.text import split_units, strip_frame
 @pytest.fixture(scope="module")
 def rules_only() -> Moderator:
     """Rules and profanity only: what these tests pin down must not lean on the classifier."""
-    return Moderator(ModerationConfig.from_mapping({**CONFIG, "semantic": {"enabled": False}}))
+    return Moderator(
+        ModerationConfig.from_mapping({**CONFIG, "semantic": {"enabled": False}}), rails_dir=RAILS_DIR
+    )
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,16 @@ import re
 import pytest
 
 from tests.support.moderation import MODERATION_CONFIG as CONFIG
+from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.spelling import Speller
 
 
 @pytest.fixture(scope="module")
 def rules_only() -> Moderator:
-    return Moderator(ModerationConfig.from_mapping({**CONFIG, "semantic": {"enabled": False}}))
+    return Moderator(
+        ModerationConfig.from_mapping({**CONFIG, "semantic": {"enabled": False}}), rails_dir=RAILS_DIR
+    )
 
 
 @pytest.mark.parametrize(

@@ -149,7 +149,7 @@ class LanguageGate:
             if scripted is not None:
                 return scripted
         # a curly quote or a dash is no accent: only letters English does not write mark another language
-        accented = any(c.isalpha() and not c.isascii() for c in unit)
+        accented = any(_accented_letter(c) for c in unit)
         language, short = self._latin(as_shown(unit), accented=accented)
         if language is None and not unit.isascii():
             return self._accented(unit), False
@@ -235,7 +235,8 @@ class LanguageGate:
         if len(words) < max(self.min_words, 4) or any(w in self.english for w in words):
             return None
         accented = sum(
-            not w.isascii() and all(_script_of(c) == "LATIN" for c in w if c.isalpha()) for w in words
+            any(_accented_letter(c) for c in w) and all(_script_of(c) == "LATIN" for c in w if c.isalpha())
+            for w in words
         )
         return Language("", "") if accented >= self.accented_share * len(words) else None
 
@@ -279,6 +280,12 @@ def _visible(text: str) -> str:
     if text.isascii():
         return text
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def _accented_letter(char: str) -> bool:
+    """A Latin letter with an accent ("é", "ñ", "ấ"): one that decomposes into a letter and a mark. Upside-down
+    and phonetic letters ("ɐ", "ʎ", "ǝ") and fillers that look like spaces are no language's accents."""
+    return not char.isascii() and char.isalpha() and unicodedata.decomposition(char) != ""
 
 
 def _unaccented(word: str) -> str:
