@@ -36,7 +36,7 @@ SPELLINGS_TWINS = [
     "Dont forget to buy milk.",
     "Cant wait for the weekend!",
     "The total is 10\u00a0000 euros.",
-    "Bonjour\u00a0! Comment allez-vous\u202f?",
+    "Hello\u00a0! How are you\u202f?",  # French typography's spaces; a French sentence is the language gate's
     "The rent is due on Friday.",
     "Jews are not vermin\u00a0and never were.",
     "I will be at your house at six.",  # two words of their own that spell a harm word together
