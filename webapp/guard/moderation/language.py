@@ -18,10 +18,11 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.surface import as_shown
 from webapp.guard.moderation.text import sentences
 from webapp.guard.yamlfile import load_yaml
@@ -41,6 +42,8 @@ _UNSPACED_SCRIPTS = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI"})
 _KANA = frozenset({"HIRAGANA", "KATAKANA"})
 _SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}
 _NAMES = {"en": "English"}  # the readable language that has no word list (every other is English's foil)
+UNIT_CACHE_SIZE = 4096  # units whose language is remembered (least recently used out first)
+UNIT_CACHE_BYTES = 4 << 20  # and at most this much of them
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,17 @@ class LanguageGate:
     accented_share: float = 0.4
     run_words: int = 5
     run_hits: int = 3
+    # A streamed answer is read again whole at every check: each unit's language is worked out once.
+    _units: Memo[str, tuple[Language | None, bool]] = field(
+        default_factory=lambda: Memo(
+            "language_units",
+            max_entries=UNIT_CACHE_SIZE,
+            max_bytes=UNIT_CACHE_BYTES,
+            size_of=lambda unit, _: text_bytes(unit) + 100,
+        ),
+        compare=False,
+        repr=False,
+    )
 
     @classmethod
     def load(cls, path: Path, readable: Iterable[str]) -> LanguageGate:
@@ -126,7 +140,7 @@ class LanguageGate:
             written = _CUT_WORD.sub("", written)
         if written.isascii() and _WORD.search(written) is None:
             return None
-        units = [_NOT_PROSE.sub(" ", u) for u in sentences(written)]
+        units = sentences(written)
         whole_foreign: bool | None = None  # computed once, only when a short unit needs it
         for unit in units:
             language, short = self._language(unit)
@@ -134,16 +148,27 @@ class LanguageGate:
                 continue
             if short:
                 if whole_foreign is None:
-                    whole_foreign = not any(self._english_words(as_shown(u).lower()) for u in units)
+                    whole_foreign = not any(
+                        self._english_words(as_shown(_NOT_PROSE.sub(" ", u)).lower()) for u in units
+                    )
                 if not whole_foreign:
                     continue
             return language
         return None
 
     def _language(self, unit: str) -> tuple[Language | None, bool]:
+        found, reading = self._units.get(unit)
+        if not found or reading is None:
+            reading = self._read(unit)
+            self._units.put(unit, reading)
+        return reading
+
+    def _read(self, written: str) -> tuple[Language | None, bool]:
         """(the unit's language if it is not English, whether the unit was too short to tell alone). Scripts
         are told from the letters as written; Latin-script words as the moderator reads them (accents dropped,
-        look-alike letters read as Latin), so a Cyrillic "о" inside "tоus" cannot hide the French."""
+        look-alike letters read as Latin), so a Cyrillic "о" inside "tоus" cannot hide the French. Links, code
+        and addresses are no words of any language."""
+        unit = _NOT_PROSE.sub(" ", written)
         if not unit.isascii():
             scripted = self._script(unit)
             if scripted is not None:
