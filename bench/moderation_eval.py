@@ -69,32 +69,32 @@ from webapp.guard.yamlfile import load_yaml  # noqa: E402
 
 CORPORA = {
     "heldout": ROOT / "tests" / "data" / "moderation_heldout.yaml",
-    "dev": ROOT / "tests" / "data" / "moderation_dev.yaml",
+    "dev": ROOT / "rails" / "moderation_dev.yaml",
     "clean": ROOT / "tests" / "data" / "moderation_clean.yaml",
     # Legitimate look-alikes of hate (HateCheck's non-hateful functionalities) and hate hiding behind them.
     "precision": ROOT / "tests" / "data" / "moderation_precision_heldout.yaml",
-    "precision-dev": ROOT / "tests" / "data" / "moderation_precision_dev.yaml",
+    "precision-dev": ROOT / "rails" / "moderation_precision_dev.yaml",
     # A second held-out slice of the same kind, in other shapes and vocabularies (written before its round).
     "precision2": ROOT / "tests" / "data" / "moderation_precision_heldout2.yaml",
-    "precision2-dev": ROOT / "tests" / "data" / "moderation_precision_dev2.yaml",
+    "precision2-dev": ROOT / "rails" / "moderation_precision_dev2.yaml",
     # The third round's studied probes: hate phrased as a question, counter-speech, homonyms, reclaimed slurs.
-    "precision3-dev": ROOT / "tests" / "data" / "moderation_precision_dev3.yaml",
+    "precision3-dev": ROOT / "rails" / "moderation_precision_dev3.yaml",
     # The second recall round's held-out set (never studied) and its studied twin.
     "recall": ROOT / "tests" / "data" / "moderation_recall_heldout.yaml",
-    "recall-dev": ROOT / "tests" / "data" / "moderation_recall_dev.yaml",
+    "recall-dev": ROOT / "rails" / "moderation_recall_dev.yaml",
     # Written by an engineer who had read neither the rules nor the other corpora, before any run on it:
     # counts only, never its cases (studying its misses would make it one more dev set).
     "blind": ROOT / "tests" / "data" / "moderation_blind.yaml",
     # The third recall round's studied probes (implicit derogation, attributes, questions; no held-out twin).
-    "recall3-dev": ROOT / "tests" / "data" / "moderation_recall_dev3.yaml",
+    "recall3-dev": ROOT / "rails" / "moderation_recall_dev3.yaml",
     # The fourth recall round (threats without a violent verb, harassment, incitement, implicit derogation,
     # long posts, spellings): a held-out split written before any change and never studied, and its dev twin.
     "recall4": ROOT / "tests" / "data" / "moderation_recall_heldout4.yaml",
-    "recall4-dev": ROOT / "tests" / "data" / "moderation_recall_dev4.yaml",
+    "recall4-dev": ROOT / "rails" / "moderation_recall_dev4.yaml",
     # The fourth precision round: counter-speech, negation, reclaimed slurs, untargeted swearing, neutral
     # statements beside their hateful twins; the held-out part was written before the round and never studied.
     "precision4": ROOT / "tests" / "data" / "moderation_precision_heldout4.yaml",
-    "precision4-dev": ROOT / "tests" / "data" / "moderation_precision_dev4.yaml",
+    "precision4-dev": ROOT / "rails" / "moderation_precision_dev4.yaml",
     # The fifth precision round: history, perpetrators named, compassion, technical kills, answers cut off,
     # neutral statements, counter-speech, each beside its hateful twin; written before the round, never studied.
     "precision5": ROOT / "tests" / "data" / "moderation_precision_heldout5.yaml",
@@ -102,28 +102,28 @@ CORPORA = {
     # rejecting a positive claim, incitement to self-harm), each shape with a harmless twin, over groups the
     # other corpora use little: held-out, written before the round's first change and never studied.
     "recall5": ROOT / "tests" / "data" / "moderation_recall_heldout5.yaml",
-    "recall5-dev": ROOT / "tests" / "data" / "moderation_recall_dev5.yaml",
+    "recall5-dev": ROOT / "rails" / "moderation_recall_dev5.yaml",
     # The sixth recall round (the external suite's functionalities in new phrasings over other groups, threats
     # and harassment of one person, spellings), each shape with harmless twins: held-out, written before the
     # round's first rule change and never studied; and its studied dev twin.
     "recall6": ROOT / "tests" / "data" / "moderation_recall_heldout6.yaml",
-    "recall6-dev": ROOT / "tests" / "data" / "moderation_recall_dev6.yaml",
+    "recall6-dev": ROOT / "rails" / "moderation_recall_dev6.yaml",
     # The sixth precision round (counter-speech that rejects what it quotes or reports in any words, negated
     # hate, reclaimed slurs, untargeted swearing, news and fiction, beside hateful look-alikes in the same
     # frames): written before the round and never studied; the round tuned on its dev twin.
     "precision6": ROOT / "tests" / "data" / "moderation_precision_heldout6.yaml",
-    "precision6-dev": ROOT / "tests" / "data" / "moderation_precision_dev6.yaml",
+    "precision6-dev": ROOT / "rails" / "moderation_precision_dev6.yaml",
     # The seventh recall round (platform policies' and the implicit-hate taxonomy's categories, the external
     # suite's weakest functionalities in new phrasings over other groups, slurs, spellings of group names):
     # held-out, written before the round's first change and never studied; and its studied dev twin.
     "recall7": ROOT / "tests" / "data" / "moderation_recall_heldout7.yaml",
-    "recall7-dev": ROOT / "tests" / "data" / "moderation_recall_dev7.yaml",
+    "recall7-dev": ROOT / "rails" / "moderation_recall_dev7.yaml",
     # The seventh precision round (counter-speech quoting threats, slurs and hate and condemning it across
     # sentences, negation, reclaimed self-reference, praise, violent words in fiction and computing, beside
     # hateful look-alikes): written and measured once before the round, never studied; its dev twin was.
     "precision7": ROOT / "tests" / "data" / "moderation_precision_heldout7.yaml",
-    "precision7-dev": ROOT / "tests" / "data" / "moderation_precision_dev7.yaml",
-    "precision9-dev": ROOT / "tests" / "data" / "moderation_precision_dev9.yaml",
+    "precision7-dev": ROOT / "rails" / "moderation_precision_dev7.yaml",
+    "precision9-dev": ROOT / "rails" / "moderation_precision_dev9.yaml",
     # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
     # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
     "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",

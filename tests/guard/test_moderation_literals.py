@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.moderation import MODERATION_CONFIG
+from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig
 from webapp.guard.moderation.literals import (
     Needs,
@@ -23,6 +24,11 @@ from webapp.guard.moderation.text import normalise
 from webapp.guard.yamlfile import load_yaml
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _corpus_files() -> list[Path]:
+    """The evaluation corpora, and the studied ones that ship with the rails (the classifier fits them)."""
+    return sorted([*DATA.glob("moderation_*.yaml"), *RAILS_DIR.glob("moderation_*.yaml")])
 
 
 @pytest.mark.parametrize(
@@ -55,7 +61,7 @@ def test_a_skipped_rule_could_not_have_matched_any_corpus_text() -> None:
     wherever a rule's regex matches, the look-up lets it run."""
     config = ModerationConfig.from_mapping(MODERATION_CONFIG)
     texts = []
-    for path in sorted(DATA.glob("moderation_*.yaml")):
+    for path in _corpus_files():
         texts += [t for t in _strings(load_yaml(path)) if "{" not in t]
     assert len(texts) > 1000
     runs = [(run.lower, pattern_needs(run.lower)) for rule in config.categories for run in rule.patterns]
@@ -124,7 +130,7 @@ def _interned() -> list[Needs]:
 
 def _corpus_texts() -> list[str]:
     texts = []
-    for path in sorted(DATA.glob("moderation_*.yaml")):
+    for path in _corpus_files():
         texts += [t for t in _strings(load_yaml(path)) if "{" not in t]
     return texts
 

@@ -207,11 +207,14 @@ def test_hate_in_the_shape_of_rejection_still_blocks(moderator, text):
 
 def test_the_precision_corpora_stay_at_their_measured_levels(moderator):
     """Regression guards at the figures in docs/moderation.md ("Precision")."""
-    for name, passed_at_least in (("heldout", 0.94), ("dev", 0.99)):
-        data = yaml.safe_load((DATA / f"moderation_precision_{name}.yaml").read_text())
+    for path, passed_at_least in (
+        (DATA / "moderation_precision_heldout.yaml", 0.94),
+        (RAILS_DIR / "moderation_precision_dev.yaml", 0.99),
+    ):
+        data = yaml.safe_load(path.read_text())
         legitimate = [t for items in data["pass"].values() for t in items]
         passed = sum(moderator.check(t, "output") is None for t in legitimate)
-        assert passed / len(legitimate) >= passed_at_least, name
+        assert passed / len(legitimate) >= passed_at_least, path.name
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.support.moderation import default_moderator
-from webapp.guard.moderation.semantic import SemanticClassifier
+from webapp.guard.moderation.semantic import FIT_BATCH, SemanticClassifier, example_vectors
 
 ANSWER = (
     "Our lighthouse keeper walked the quay at dawn with a brass lantern. Gulls argued over herring scraps "
@@ -68,3 +68,23 @@ def test_harm_is_still_blocked_at_every_later_word() -> None:
     for word in "Anyway the weather is fine".split():
         answer += word + " "
         assert moderator.check(answer, "output", partial=True) == first
+
+
+def test_examples_are_embedded_shortest_first_and_returned_in_their_own_order() -> None:
+    class Padded:
+        """A vector per sentence (its length and first letter); records each batch's longest sentence."""
+
+        def __init__(self) -> None:
+            self.widest: list[int] = []
+
+        def encode(self, sentences: list[str]) -> np.ndarray:
+            self.widest.append(max(map(len, sentences)))
+            return np.array([[len(s), ord(s[0])] for s in sentences], dtype=np.float32)
+
+    sentences = [chr(97 + i % 26) * (1 + (i * 37) % 200) for i in range(3 * FIT_BATCH)]
+    encoder = Padded()
+    vectors = example_vectors(encoder, sentences, None)
+    assert vectors.tolist() == [[len(s), ord(s[0])] for s in sentences]
+    assert (
+        encoder.widest == sorted(encoder.widest) and encoder.widest[0] < 200
+    )  # no batch padded to the longest

@@ -42,6 +42,7 @@ from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, text_bytes
+from webapp.guard.moderation.studied import studied_harmful
 from webapp.guard.moderation.text import Unit
 from webapp.guard.yamlfile import load_yaml
 
@@ -77,6 +78,8 @@ class SemanticConfig:
     examples: str = "moderation_examples.yml"  # relative to the rails directory
     templates: str = ""  # the template corpus, relative to the rails directory (its train split is fitted)
     threshold: float = 0.8  # probability of "harmful" at which this tier blocks on its own
+    # category -> its own such probability, where the studied corpora put it elsewhere than ``threshold``
+    thresholds: Mapping[str, float] = field(default_factory=dict)
     gate: str = ""  # regex (lexicon names allowed); empty: every unit is embedded
     denial_margin: float = 0.1  # a negated unit blocks only if it scores this much above its plain form
     stride_words: int = 5  # an unfinished sentence is embedded every this many words while it streams
@@ -98,6 +101,10 @@ class SemanticConfig:
     # probability of "rejects" at which a quote or reported claim counts as counter-speech; empty: none
     stance: str = ""
     stance_threshold: float = 0.8
+    # studied corpora (relative to the rails directory) whose hateful texts are fitted as harmful beside the
+    # examples (studied.py), each weighing this much against an example in the fit
+    studied: tuple[str, ...] = ()
+    studied_weight: float = 1.0
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
@@ -105,6 +112,8 @@ class SemanticConfig:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         known["anchors"] = dict(known.get("anchors") or {})
         known["group_swap"] = dict(known.get("group_swap") or {})
+        known["studied"] = tuple(known.get("studied") or ())
+        known["thresholds"] = {str(k): float(v) for k, v in (known.get("thresholds") or {}).items()}
         for name in ("benign", "inert"):  # a list of alternatives, or one regex
             if isinstance(known.get(name), list):
                 known[name] = "|".join(f"(?:{p})" for p in known[name])
@@ -136,16 +145,23 @@ class SemanticClassifier:
         sentences: Sequence[str],
         labels: Sequence[str],
         *,
+        also_harmful: Sequence[str] = (),
+        also_weight: float = 1.0,
         cache_dir: Path | None = None,
     ) -> None:
-        from sklearn.linear_model import LogisticRegression
-
         vectors = example_vectors(encoder, [s.lower() for s in sentences], cache_dir)
         harmful = np.array([label != ALLOWED for label in labels])
         self._encoder = encoder
-        # Balanced: the harmful side is larger (every harmful train sentence has a misspelt twin), and an
-        # unweighted fit then leans towards blocking plain statements about a group.
-        self._model = LogisticRegression(C=10.0, max_iter=5000, class_weight="balanced").fit(vectors, harmful)
+        # The studied texts move the line between harmful and allowed, not the categories' centres: they
+        # carry no category the anchors know.
+        fitted, answers, weights = vectors, harmful, np.ones(len(harmful))
+        known = {s.lower() for s in sentences}
+        more = [t for t in dict.fromkeys(t.lower() for t in also_harmful) if t not in known]
+        if more:
+            fitted = np.vstack([vectors, example_vectors(encoder, more, cache_dir)])
+            answers = np.concatenate([harmful, np.ones(len(more), bool)])
+            weights = np.concatenate([weights, np.full(len(more), also_weight)])
+        self._model = _balanced_fit(fitted, answers, weights)
         categories = sorted({label for label in labels if label != ALLOWED})
         self._categories = categories
         centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
@@ -176,6 +192,17 @@ class SemanticClassifier:
         return [known[t] for t in texts]
 
 
+def _balanced_fit(vectors: np.ndarray, harmful: np.ndarray, weights: np.ndarray) -> Any:
+    """Balanced: the harmful side is larger (every harmful train sentence has a misspelt twin), and an
+    unweighted fit then leans towards blocking plain statements about a group. Each side weighs half,
+    counted by the samples' own weights (as sklearn's "balanced" does when they are all 1)."""
+    from sklearn.linear_model import LogisticRegression
+
+    share = weights[harmful].sum() / weights.sum()
+    balance = np.where(harmful, 0.5 / share, 0.5 / (1 - share))
+    return LogisticRegression(C=10.0, max_iter=5000).fit(vectors, harmful, sample_weight=weights * balance)
+
+
 def _score_bytes(text: str, score: tuple[float, str]) -> int:
     return text_bytes(text) + 120  # the tuple and its float; the category name is shared
 
@@ -194,10 +221,7 @@ def example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path 
                 return vectors
         except (OSError, ValueError):
             pass  # not cached yet, or unreadable: embed again
-    # In batches: one padded batch of ~1,000 sentences would hold ~500 MB of activations at once.
-    vectors = np.vstack(
-        [encoder.encode(sentences[i : i + FIT_BATCH]) for i in range(0, len(sentences), FIT_BATCH)]
-    )
+    vectors = _embedded(encoder, sentences)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -209,23 +233,47 @@ def example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path 
     return vectors
 
 
+def _embedded(encoder: Encoder, sentences: Sequence[str]) -> np.ndarray:
+    """In batches: one padded batch of ~1,000 sentences would hold ~500 MB of activations at once. Shortest
+    first, so a batch is padded to about its own sentences' length, not to the longest of a mixed lot."""
+    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    ordered = [sentences[i] for i in order]
+    batches = [encoder.encode(ordered[i : i + FIT_BATCH]) for i in range(0, len(ordered), FIT_BATCH)]
+    if not batches:
+        return encoder.encode([])
+    vectors = np.empty((len(sentences), batches[0].shape[1]), dtype=batches[0].dtype)
+    vectors[order] = np.vstack(batches)
+    return vectors
+
+
 _fitted: dict[tuple[int, str], SemanticClassifier] = {}
 _fitted_lock = threading.Lock()
 
 
 def fitted_classifier(
-    encoder: Encoder, examples: Path, templates: Path | None = None, *, cache_dir: Path | None = None
+    encoder: Encoder,
+    examples: Path,
+    templates: Path | None = None,
+    *,
+    studied: Sequence[Path] = (),
+    studied_weight: float = 1.0,
+    cache_dir: Path | None = None,
 ) -> SemanticClassifier:
     """One fit per encoder and example files in a process: every Guard built from the same rails shares it
     (and concurrent builds wait for the first instead of embedding the examples again)."""
     digest = hashlib.sha256(examples.read_bytes())
-    if templates is not None:
-        digest.update(templates.read_bytes())
-    key = (id(encoder), digest.hexdigest())
+    for path in [*([templates] if templates is not None else []), *studied]:
+        digest.update(path.read_bytes())
+    key = (id(encoder), f"{digest.hexdigest()}:{studied_weight}")
     with _fitted_lock:
         if key not in _fitted:
+            also = studied_harmful(studied)
             _fitted[key] = SemanticClassifier(
-                encoder, *load_examples(examples, templates), cache_dir=cache_dir
+                encoder,
+                *load_examples(examples, templates),
+                also_harmful=also,
+                also_weight=studied_weight,
+                cache_dir=cache_dir,
             )
         return _fitted[key]
 
@@ -297,7 +345,15 @@ class SemanticTier:
         cache_dir: Path | None = None,
     ) -> None:
         """Embed the examples (or read their vectors from ``cache_dir``) and fit; run in a thread at start."""
-        self._classifier = fitted_classifier(encoder, examples, templates, cache_dir=cache_dir)
+        studied = [examples.parent / p for p in self.config.studied]
+        self._classifier = fitted_classifier(
+            encoder,
+            examples,
+            templates,
+            studied=studied,
+            studied_weight=self.config.studied_weight,
+            cache_dir=cache_dir,
+        )
         self._ready.set()
 
     def fail(self, error: BaseException) -> None:
@@ -344,7 +400,9 @@ class SemanticTier:
                 continue  # negation did not make it clearly worse: it may deny harm, leave it to the rules
             if denial and self._context.denies_insult(text):
                 continue  # "Women are not objects": the embedding barely sees the "not"; the rules judge it
-            if probability >= self.config.threshold and self._anchored(category, text):
+            if probability >= self.config.thresholds.get(category, self.config.threshold) and self._anchored(
+                category, text
+            ):
                 return category
         return None
 
