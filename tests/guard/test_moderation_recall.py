@@ -15,7 +15,8 @@ from tests.support.paths import TEST_DATA as DATA
 from webapp.guard.moderation import ModerationConfig, Moderator, semantic
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_templates
-from webapp.guard.moderation.semantic import SemanticTier, example_vectors
+from webapp.guard.moderation.fitting import example_vectors
+from webapp.guard.moderation.semantic import SemanticTier
 from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.text import split_units, strip_frame
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from tests.support.moderation import default_moderator
-from webapp.guard.moderation.semantic import FIT_BATCH, SemanticClassifier, example_vectors
+from webapp.guard.moderation.fitting import FIT_BATCH, example_vectors
+from webapp.guard.moderation.semantic import SemanticClassifier
 
 ANSWER = (
     "Our lighthouse keeper walked the quay at dawn with a brass lantern. Gulls argued over herring scraps "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from webapp.guard.moderation.semantic import _balanced_fit
+from webapp.guard.moderation.fitting import balanced_fit as _balanced_fit
 
 RNG = np.random.default_rng(7)
 VECTORS = np.vstack([RNG.normal(-1.0, 1.0, (30, 4)), RNG.normal(1.0, 1.0, (90, 4))])

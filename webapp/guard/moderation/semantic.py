@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,7 @@ from webapp.guard.moderation.content import carries_content, without_dangling_en
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
+from webapp.guard.moderation.fitting import balanced_fit, example_vectors
 from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, text_bytes
@@ -49,7 +49,6 @@ from webapp.guard.yamlfile import load_yaml
 log = logging.getLogger(__name__)
 
 ALLOWED = "allowed"
-FIT_BATCH = 64  # example sentences embedded per model run at start
 SCORE_CACHE_SIZE = 8192  # texts whose score is remembered (least recently used out first)
 SCORE_CACHE_BYTES = 8 << 20  # and at most this much of them (an estimate, see memo.py)
 _COMMENT_WORDS = 6  # a sentence this short after a benign one may be a comment on it ("More please.")
@@ -152,8 +151,7 @@ class SemanticClassifier:
         vectors = example_vectors(encoder, [s.lower() for s in sentences], cache_dir)
         harmful = np.array([label != ALLOWED for label in labels])
         self._encoder = encoder
-        # The studied texts move the line between harmful and allowed, not the categories' centres: they
-        # carry no category the anchors know.
+        # The studied texts move the line between harmful and allowed, not the categories' centres.
         fitted, answers, weights = vectors, harmful, np.ones(len(harmful))
         known = {s.lower() for s in sentences}
         more = [t for t in dict.fromkeys(t.lower() for t in also_harmful) if t not in known]
@@ -161,7 +159,7 @@ class SemanticClassifier:
             fitted = np.vstack([vectors, example_vectors(encoder, more, cache_dir)])
             answers = np.concatenate([harmful, np.ones(len(more), bool)])
             weights = np.concatenate([weights, np.full(len(more), also_weight)])
-        self._model = _balanced_fit(fitted, answers, weights)
+        self._model = balanced_fit(fitted, answers, weights)
         categories = sorted({label for label in labels if label != ALLOWED})
         self._categories = categories
         centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
@@ -192,58 +190,8 @@ class SemanticClassifier:
         return [known[t] for t in texts]
 
 
-def _balanced_fit(vectors: np.ndarray, harmful: np.ndarray, weights: np.ndarray) -> Any:
-    """Balanced: the harmful side is larger (every harmful train sentence has a misspelt twin), and an
-    unweighted fit then leans towards blocking plain statements about a group. Each side weighs half,
-    counted by the samples' own weights (as sklearn's "balanced" does when they are all 1)."""
-    from sklearn.linear_model import LogisticRegression
-
-    share = weights[harmful].sum() / weights.sum()
-    balance = np.where(harmful, 0.5 / share, 0.5 / (1 - share))
-    return LogisticRegression(C=10.0, max_iter=5000).fit(vectors, harmful, sample_weight=weights * balance)
-
-
 def _score_bytes(text: str, score: tuple[float, str]) -> int:
     return text_bytes(text) + 120  # the tuple and its float; the category name is shared
-
-
-def example_vectors(encoder: Encoder, sentences: Sequence[str], cache_dir: Path | None) -> np.ndarray:
-    """The examples' embeddings, from ``cache_dir`` when this encoder embedded these exact sentences before
-    (a restart then skips seconds of CPU), else embedded in batches and saved there for the next start."""
-    identity = getattr(encoder, "identity", None)
-    path = None
-    if cache_dir is not None and identity:
-        digest = hashlib.sha256("\n".join([identity, *sentences]).encode("utf-8")).hexdigest()
-        path = cache_dir / "moderation" / f"examples-{digest[:32]}.npy"
-        try:
-            vectors = np.load(path)
-            if vectors.shape[0] == len(sentences):
-                return vectors
-        except (OSError, ValueError):
-            pass  # not cached yet, or unreadable: embed again
-    vectors = _embedded(encoder, sentences)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.tmp.npy")
-            np.save(partial, vectors)
-            partial.replace(path)
-        except OSError as exc:  # a read-only cache costs start-up time, nothing else
-            log.warning("moderation: could not cache the example embeddings: %s", exc)
-    return vectors
-
-
-def _embedded(encoder: Encoder, sentences: Sequence[str]) -> np.ndarray:
-    """In batches: one padded batch of ~1,000 sentences would hold ~500 MB of activations at once. Shortest
-    first, so a batch is padded to about its own sentences' length, not to the longest of a mixed lot."""
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    ordered = [sentences[i] for i in order]
-    batches = [encoder.encode(ordered[i : i + FIT_BATCH]) for i in range(0, len(ordered), FIT_BATCH)]
-    if not batches:
-        return encoder.encode([])
-    vectors = np.empty((len(sentences), batches[0].shape[1]), dtype=batches[0].dtype)
-    vectors[order] = np.vstack(batches)
-    return vectors
 
 
 _fitted: dict[tuple[int, str], SemanticClassifier] = {}
@@ -267,13 +215,9 @@ def fitted_classifier(
     key = (id(encoder), f"{digest.hexdigest()}:{studied_weight}")
     with _fitted_lock:
         if key not in _fitted:
-            also = studied_harmful(studied)
+            texts, labels, also = *load_examples(examples, templates), studied_harmful(studied)
             _fitted[key] = SemanticClassifier(
-                encoder,
-                *load_examples(examples, templates),
-                also_harmful=also,
-                also_weight=studied_weight,
-                cache_dir=cache_dir,
+                encoder, texts, labels, also_harmful=also, also_weight=studied_weight, cache_dir=cache_dir
             )
         return _fitted[key]
 
@@ -346,13 +290,9 @@ class SemanticTier:
     ) -> None:
         """Embed the examples (or read their vectors from ``cache_dir``) and fit; run in a thread at start."""
         studied = [examples.parent / p for p in self.config.studied]
+        weight = self.config.studied_weight
         self._classifier = fitted_classifier(
-            encoder,
-            examples,
-            templates,
-            studied=studied,
-            studied_weight=self.config.studied_weight,
-            cache_dir=cache_dir,
+            encoder, examples, templates, studied=studied, studied_weight=weight, cache_dir=cache_dir
         )
         self._ready.set()
 
