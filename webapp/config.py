@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     ui_repaint_ms: float = 100.0
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
+    # A browser's signed id (its anonymous chats, its uploads) lasts this long from its issue, then the
+    # browser gets a fresh one: a copied cookie stops opening the chats.
+    browser_id_days: float = 365.0
 
     system_prompt: str = "You are a helpful assistant."  # empty: no system prompt
     # An API client's own system/developer messages: "append" (after the operator's system prompt, through
@@ -102,6 +105,9 @@ class Settings(BaseSettings):
     # often; 0 leaves glibc's default.
     malloc_arenas: int = 2
     malloc_trim_s: float = 60.0
+
+    # A Bearer key for scrapers of /metrics; in demo mode /metrics answers only to it (see SECURITY.md).
+    metrics_token: str | None = None
 
     log_json: bool = False  # JSON lines instead of human-readable lines
     log_content: bool = False  # message text in the log (else only its length): for local debugging only

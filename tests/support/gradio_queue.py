@@ -102,4 +102,4 @@ def browser_owner(client: httpx.Client) -> str:
 
     value = client.cookies.get(COOKIE)
     assert value, "the app issued no browser cookie"
-    return OWNER_PREFIX + value.rpartition(".")[0]
+    return OWNER_PREFIX + value.split(".")[0]  # id.issued.signature

@@ -48,6 +48,7 @@ def live_app(
     from webapp.config import load_settings
     from webapp.upstream.profiles import get_profile
     from webapp.web.app import Upstream, build_service, create_app
+    from webapp.web.requestline import http_protocol
 
     monkeypatch.delenv("GRADIO_TEMP_DIR", raising=False)  # each app its own private upload folder
     data = tmp / "data"
@@ -58,7 +59,7 @@ def live_app(
     )
     # The asyncio loop, not uvloop: uvloop resolves names in C, past the egress log's resolver patch.
     app = create_app(config, service)
-    server = ThreadedServer(app, loop="asyncio").start()
+    server = ThreadedServer(app, loop="asyncio", http=http_protocol()).start()  # as run_app serves it
     try:
         yield LiveApp(server.url, data, data / "gradio-tmp", service, app)
     finally:

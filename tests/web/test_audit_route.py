@@ -17,8 +17,8 @@ from tests.support.gradio_queue import GradioQueue
 from tests.support.live_app import LiveApp, live_app, module_upstream
 from tests.support.review_data import Seeded, seed
 from tests.support.scripted_upstream import ScriptedUpstream
+from tests.support.users import users_file
 from webapp.store import review
-from webapp.web.auth import hash_password
 
 USERS = {"alice": "chatter", "bob": "chatter", "rita": "reviewer", "root": "admin"}
 # What only the audit may show: another owner's session, a blocked answer's stored text and its reasoning.
@@ -28,16 +28,6 @@ SECRETS = ("evil.example", "I will hide a link", "I will hurt you", "browser:vis
 upstream = module_upstream()
 
 
-def users_file(folder: Path) -> Path:
-    path = folder / "users.toml"
-    path.write_text(
-        "".join(
-            f'[users.{n}]\nrole = "{r}"\npassword = "{hash_password(n + "-pw")}"\n' for n, r in USERS.items()
-        )
-    )
-    return path
-
-
 @pytest.fixture(scope="module")
 def app(
     tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream
@@ -45,7 +35,7 @@ def app(
     folder = tmp_path_factory.mktemp("route")
     with (
         pytest.MonkeyPatch.context() as monkeypatch,
-        live_app(folder, upstream, monkeypatch, auth_file=users_file(folder)) as live,
+        live_app(folder, upstream, monkeypatch, auth_file=users_file(folder, USERS)) as live,
     ):
         yield live, seed(live.service.store)
 
@@ -268,7 +258,7 @@ def test_audit_handlers_refuse_chatters_whose_events_reach_them(
     from webapp.web.ui import ChatUI
 
     live, seeded = app
-    access = ApiAccess(AuthFile.load(users_file(tmp_path)), False)
+    access = ApiAccess(AuthFile.load(users_file(tmp_path, USERS)), False)
     page = ChatUI(live.service, extra_tabs=[AuditTab(live.service.store, ReviewAccess(access))]).build()
     server = ThreadedServer(gr.mount_gradio_app(FastAPI(), page, path="/", auth=ui_login(access))).start()
     try:
@@ -312,3 +302,24 @@ def _well_formed(queue: GradioQueue, dep: dict[str, Any], seeded: Seeded) -> lis
         else:
             values.append("hide")
     return values
+
+
+@pytest.mark.parametrize("where", ["audit-search", "audit-add"])
+def test_a_lone_surrogate_in_an_audit_dropdown_is_a_clear_error(
+    app: tuple[LiveApp, Seeded], where: str
+) -> None:
+    """Was: Gradio's refusal of the value named it and could not be encoded: `unexpected_error`, and the
+    reviewer's event stream died. A value that is merely not a choice still gets Gradio's own clear refusal."""
+    live, _ = app
+    with signed_in(live, "rita") as client:
+        queue = GradioQueue(client)
+        dep = next(d for d in queue.dependencies() if _targets(queue, d, where))
+        values = {
+            "audit-search": ["", "{}", "", "", "", "", "", ""],
+            "audit-add": ["", "{}", "label", "note"],
+        }
+        surrogate = queue.run(dep["id"], json.loads(json.dumps(values[where]).replace("{}", "\\ud800")))
+        unknown = queue.run(dep["id"], [v.replace("{}", "no such choice") for v in values[where]])
+    assert surrogate.join_status == 400 and "not valid Unicode" in surrogate.join_body
+    assert unknown.completed is not None and not unknown.completed["success"]
+    assert "not in the list of choices" in unknown.raw and "unexpected_error" not in unknown.raw

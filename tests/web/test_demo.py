@@ -27,7 +27,7 @@ def gated_app(store: Store, *, invite_only: bool, clock=lambda: datetime.now(UTC
         return PlainTextResponse(f"chat for {ownership.owner_of(request)}")
 
     inner.add_middleware(DemoGate, store=store, invite_only=invite_only, clock=clock, cache_s=0)
-    inner.add_middleware(ownership.OwnerCookie, ids=ownership.OwnerIds(SECRET))
+    inner.add_middleware(ownership.OwnerCookie, ids=ownership.OwnerIds(SECRET, lifetime_s=3600))
     return TestClient(inner, base_url="http://127.0.0.1:7860")
 
 

@@ -99,3 +99,57 @@ def test_own_clients_still_work(app: LiveApp, upstream: ScriptedUpstream) -> Non
         ui = queue.run(queue.fn_index("on_submit"), [{"text": "hi", "files": []}, None, "Instant"])
     assert plain.status_code == 200 and same_origin.status_code == 200 and by_name.status_code == 200
     assert ui.completed is not None and ui.completed["success"]
+
+
+def raw_exchange(app: LiveApp, request: bytes) -> tuple[int, bytes]:
+    """One request sent byte for byte (no HTTP client sends two Hosts or an absolute target to a server)."""
+    import socket
+
+    port = int(app.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request)
+        received = b""
+        while b"\r\n\r\n" not in received and (chunk := sock.recv(65536)):
+            received += chunk
+    status_line = received.split(b"\r\n", 1)[0]
+    return int(status_line.split()[1]), received
+
+
+def request_bytes(app: LiveApp, target: str, hosts: list[str], body: str = "") -> bytes:
+    lines = [f"{'POST' if body else 'GET'} {target} HTTP/1.1", *(f"Host: {h}" for h in hosts)]
+    if body:
+        lines += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
+    return ("\r\n".join([*lines, "Connection: close", "", ""]) + body).encode()
+
+
+def own_host(app: LiveApp) -> str:
+    return app.url.removeprefix("http://")
+
+
+@pytest.mark.parametrize("order", ["own first", "attacker first"])
+@pytest.mark.parametrize("route", ["/healthz", "/v1/models", "/config"])
+def test_two_host_headers_are_refused(app: LiveApp, order: str, route: str) -> None:
+    """Was: judged by the first, so a loopback Host followed by a foreign one was served (attack pass)."""
+    hosts = [own_host(app), "attacker.example"]
+    status, _ = raw_exchange(app, request_bytes(app, route, hosts if order == "own first" else hosts[::-1]))
+    assert status == 400
+
+
+@pytest.mark.parametrize("route", ["/healthz", "/v1/models", "/config", "/"])
+def test_an_absolute_target_is_judged_by_its_own_host(app: LiveApp, route: str) -> None:
+    """HTTP: the host in an absolute-form target wins over the Host header. Was: served by the Host header."""
+    foreign, _ = raw_exchange(app, request_bytes(app, f"http://attacker.example{route}", [own_host(app)]))
+    own, _ = raw_exchange(app, request_bytes(app, f"http://{own_host(app)}{route}", ["attacker.example"]))
+    assert foreign == 421
+    assert own == 200  # the control: the same request for this server's own name is served
+
+
+def test_an_absolute_target_cannot_run_a_turn(app: LiveApp, upstream: ScriptedUpstream) -> None:
+    import json
+
+    before = len(upstream.requests)
+    request = request_bytes(
+        app, "http://attacker.example/v1/chat/completions", [own_host(app)], json.dumps(CHAT)
+    )
+    status, _ = raw_exchange(app, request)
+    assert status == 421 and len(upstream.requests) == before

@@ -5,6 +5,7 @@ without a size cap, owner ids a browser chooses, Gradio routes without a login c
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -13,7 +14,10 @@ from tests.support.live_app import LiveApp, live_app, module_live_app, module_up
 from tests.support.scripted_upstream import ScriptedUpstream
 from tests.web.test_auth import write_auth_file
 from webapp.turn.inputs import MAX_HISTORY_MESSAGES
-from webapp.web.ownership import COOKIE
+from webapp.web.app import browser_state_secret
+from webapp.web.ownership import COOKIE, OwnerIds
+
+DAY = 24 * 3600.0
 
 upstream = module_upstream()
 
@@ -103,13 +107,31 @@ def test_a_lone_surrogate_anywhere_in_a_request_is_a_clear_400(app: LiveApp, whe
     assert response.json()["error"]["code"] in ("invalid_request", "invalid_text")
 
 
-def test_a_lone_surrogate_from_the_ui_is_kept_and_reported(app: LiveApp) -> None:
+@pytest.mark.parametrize(
+    "event, data",
+    [
+        ("on_submit", [{"text": "hi \ud800", "files": []}, None, "Instant"]),
+        ("on_submit", [{"text": "hi", "files": []}, None, "Inst\udc00ant"]),  # a radio's value
+        ("on_pick", ["\ud800", None]),  # the chat list, a dropdown: Gradio's refusal names the value
+    ],
+)
+def test_a_lone_surrogate_in_a_ui_event_is_a_clear_400(
+    app: LiveApp, upstream: ScriptedUpstream, event: str, data: list
+) -> None:
+    """The page never sends one. Gradio could not send back a refusal that names it: the event ended in its
+    `unexpected_error` and the tab's event stream died (the UI's message was kept and reported before; the
+    API still keeps it and answers 400)."""
+    before = len(upstream.requests)
     with app.client() as client:
         queue = GradioQueue(client)
         queue.outputs(queue.fn_index("on_load"), [""])
-        result = queue.run(queue.fn_index("on_submit"), [{"text": "hi \ud800", "files": []}, None, "Instant"])
-    assert result.completed is not None and result.completed["success"]
-    assert "notice-error" in result.raw and "not valid Unicode" in result.raw
+        result = queue.run(queue.fn_index(event), data)
+        after = queue.run(
+            queue.fn_index("on_submit"), [{"text": "still here?", "files": []}, None, "Instant"]
+        )
+    assert result.join_status == 400 and "not valid Unicode" in result.join_body
+    assert after.completed is not None and after.completed["success"]  # the tab goes on
+    assert len(upstream.requests) == before + 1
 
 
 def test_resent_history_has_a_size_cap(app: LiveApp, upstream: ScriptedUpstream) -> None:
@@ -195,3 +217,25 @@ def test_gradio_routes_without_a_login_check_need_one_under_an_auth_file(
             login = client.post("/login", data={"username": "alice", "password": "correct horse"})
             assert login.status_code == 200
             assert client.post("/gradio_api/cancel", json=cancel).status_code == 200
+
+
+@pytest.mark.parametrize(("age_days", "reaches_its_chats"), [(364, True), (366, False)])
+def test_a_replayed_browser_id_past_its_lifetime_reaches_no_chats(
+    app: LiveApp, age_days: int, reaches_its_chats: bool
+) -> None:
+    """Was: a signed id never expired on the server, so a cookie copied once opened its chats for ever."""
+    secret = browser_state_secret(app.data_dir)
+    issued_then = OwnerIds(secret, lifetime_s=10_000 * DAY, clock=lambda: time.time() - age_days * DAY)
+    browser, cookie = issued_then.issue()
+    session_id = app.service.store.create_session(
+        owner=f"browser:{browser}", client="ui", model="m", title="Mine"
+    )
+    app.service.store.add_message(session_id, role="user", content="my old secret", mode="instant")
+    with app.client() as replay:
+        reissued = replay.get("/config", headers={"Cookie": f"{COOKIE}={cookie}"}).cookies.get(COOKIE)
+    held = reissued or cookie  # what the browser holds from then on
+    with app.client(headers={"Cookie": f"{COOKIE}={held}"}) as client:
+        queue = GradioQueue(client)
+        listed = queue.outputs(queue.fn_index("on_load"), [session_id])
+    assert ("my old secret" in json.dumps(listed)) is reaches_its_chats
+    assert (reissued is None) is reaches_its_chats  # an expired id is replaced by a fresh one

@@ -190,3 +190,41 @@ def test_the_moderation_caches_are_published_with_their_limits(client: TestClien
         assert value(text, "railchat_moderation_cache_limit_bytes", cache=cache) > 0
     assert value(text, "railchat_moderation_cache_entries", cache="verdicts") >= 1
     assert value(text, "railchat_moderation_cache_bytes", cache="verdicts") > 0
+
+
+def test_metrics_in_demo_mode_need_the_metrics_token(tmp_path: Path, upstream, monkeypatch) -> None:
+    """Was: open to every visitor of a demo (and of a --share link, whose tunnel arrives from loopback)."""
+    from tests.support.live_app import live_app
+
+    with live_app(tmp_path, upstream, monkeypatch, demo=True, metrics_token="scrape-me") as live:
+        with live.client() as visitor:
+            anonymous = visitor.get("/metrics")
+            wrong = visitor.get("/metrics", headers={"Authorization": "Bearer scrape-you"})
+            scraper = visitor.get("/metrics", headers={"Authorization": "Bearer scrape-me"})
+    assert anonymous.status_code == 403 and anonymous.json()["error"]["code"] == "metrics_disabled"
+    assert wrong.status_code == 403 and "railchat_" not in wrong.text
+    assert scraper.status_code == 200 and "railchat_http_requests_total" in scraper.text
+
+
+@pytest.mark.parametrize(
+    ("demo", "auth", "token", "sent", "readable"),
+    [
+        (True, False, None, None, False),  # a demo without a token: nobody reads it
+        (True, False, None, "Bearer anything", False),
+        (True, False, "t0ken", "Bearer t0ken", True),
+        (True, False, "t0ken", "Bearer t0ke", False),
+        (False, False, None, None, True),  # no auth file, no demo: the operator's own machine
+        (False, True, None, None, False),  # an auth file: a reviewer's key ...
+        (False, True, "t0ken", "Bearer t0ken", True),  # ... or the token
+        (False, True, "t0ken", "bearer t0ken", True),
+    ],
+)
+def test_who_reads_metrics(
+    tmp_path: Path, demo: bool, auth: bool, token: str | None, sent: str | None, readable: bool
+) -> None:
+    from tests.web.test_auth import write_auth_file
+    from webapp.web.auth import ApiAccess, AuthFile
+    from webapp.web.metrics import metrics_refusal
+
+    access = ApiAccess(AuthFile.load(write_auth_file(tmp_path)) if auth else None, not demo and not auth)
+    assert (metrics_refusal(sent, access, demo=demo, token=token) is None) is readable

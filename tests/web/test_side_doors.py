@@ -234,7 +234,7 @@ def test_a_handler_refuses_another_browsers_upload_too(app: LiveApp) -> None:
     ui = ChatUI(app.service, uploads=UploadLedger(app.upload_dir, secret="not this app's secret"))
 
     async def views() -> list:
-        turn = ui.browser_turn("hi", [upload["path"]], UIState(owner="browser:m"), "Instant", browser="m")
+        turn = ui.browser_turn("hi", [upload["path"]], UIState(owner="browser:m"), "Instant")
         return [v async for v in turn]
 
     shown = asyncio.run(views())

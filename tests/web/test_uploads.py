@@ -12,6 +12,7 @@ from PIL import Image
 from tests.support.gradio_queue import GradioQueue
 from tests.support.live_app import live_app
 from tests.support.scripted_upstream import ScriptedUpstream
+from tests.support.users import sign_in, users_file
 from webapp.web.ownership import COOKIE
 from webapp.web.uploads import OWNERS, UploadLedger, is_upload
 
@@ -74,3 +75,32 @@ def test_a_browsers_upload_is_still_its_own_after_a_restart(
     assert any(
         part.get("type") == "image_url" for part in upstream.chat_bodies[-1]["messages"][-1]["content"]
     )
+
+
+def test_an_upload_belongs_to_the_signed_in_user_not_to_the_browser(
+    tmp_path: Path, upstream: ScriptedUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under --auth-file, people who sign in one after the other in one browser profile share its cookie.
+    Was: the upload was the browser's, so Bob was served Alice's image by its URL and could send it as his."""
+    users = users_file(tmp_path, {"alice": "chatter", "bob": "chatter"})
+    with live_app(tmp_path, upstream, monkeypatch, auth_file=users) as live, live.client() as browser:
+        sign_in(browser, "alice")
+        uploaded = live.upload(browser, "alice.png", png((3, 1, 4)))
+        url = f"/gradio_api/file={uploaded['path']}"
+        assert browser.get(url).content == png((3, 1, 4))
+        cookie = browser.cookies[COOKIE]
+        browser.get("/logout")
+        sign_in(browser, "bob")
+        assert browser.cookies[COOKIE] == cookie  # the same browser
+        assert browser.get(url).status_code == 404
+        queue = GradioQueue(browser)
+        submit = queue.fn_index("on_submit")
+        stolen = queue.run(submit, [{"text": "what is this?", "files": [uploaded]}, None, "Instant"])
+        assert stolen.join_status == 400
+        browser.get("/logout")
+        sign_in(browser, "alice")
+        assert browser.get(url).content == png((3, 1, 4))
+        mine = GradioQueue(browser).run(
+            submit, [{"text": "what is this?", "files": [uploaded]}, None, "Instant"]
+        )
+    assert mine.completed is not None and mine.completed["success"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from starlette.requests import HTTPConnection
 
 from webapp.config import Settings, resource_dir
 from webapp.guard.rails import Guard
@@ -142,6 +144,9 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         inside = path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages
         return served[AUDIT_MOUNT if inside else "/"]
 
+    def signed_in_as(scope: MutableMapping[str, Any]) -> str | None:  # uploads belong to the user, if any
+        return review_access.login.user(HTTPConnection(scope).cookies)
+
     # Gradio checks that event files were uploaded only for launch()ed apps, and fetches URLs for anyone.
     app.add_middleware(
         GradioDoors,
@@ -150,6 +155,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         login=access.auth is not None,
         events=events,
         mounts=tuple(path for path in pages if path != "/"),
+        user=signed_in_as,
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
@@ -157,7 +163,8 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         app.add_middleware(AuditRoute, access=review_access)
     demo.install(app, settings, service)  # inside OwnerCookie: the gate reads the browser id it vouched for
     # Every browser (signed in or not) gets a signed id: anonymous owners, demo limits, and upload ownership.
-    app.add_middleware(OwnerCookie, ids=OwnerIds(secret))
+    lifetime_s = settings.browser_id_days * 24 * 3600
+    app.add_middleware(OwnerCookie, ids=OwnerIds(secret, lifetime_s=lifetime_s))
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
@@ -190,7 +197,7 @@ def install_observability_and_api(
     access = ApiAccess.from_settings(settings)
     review_access = ReviewAccess(access, demo=settings.demo_mode)
     service.observer = app_metrics = metrics.Metrics()  # a registry per app
-    metrics.install(app, app_metrics, access)
+    metrics.install(app, app_metrics, access, demo=settings.demo_mode, token=settings.metrics_token)
     api.install(app, service, access)
     reviewer_api.install(app, service.store, review_access)
     for prefix in ("/v1", "/api"):  # an unknown API path is ours to answer, never the Gradio mount's at "/"
@@ -214,4 +221,6 @@ def run_app(app: FastAPI, settings: Settings) -> None:
     """Serve until SIGINT/SIGTERM (uvicorn shuts down gracefully, then re-raises the signal)."""
     import uvicorn
 
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    from webapp.web.requestline import http_protocol
+
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", http=http_protocol())

@@ -15,9 +15,13 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
 
 The app never serves a file it did not receive from the browser, and never fetches a URL for anybody (URLs
 are the rails' and `media/fetch.py`'s business, behind the allowlist). So this middleware refuses, before
-Gradio sees them: event payloads that name anything but an upload this same browser made (its signed id comes
-from ``OwnerCookie``, which must wrap this middleware), file routes for anything else, and the proxy route.
-The handlers check uploads again (defence in depth).
+Gradio sees them: event payloads that name anything but an upload this same owner made (the signed-in user,
+else the browser's signed id from ``OwnerCookie``, which must wrap this middleware), file routes for anything
+else, and the proxy route. The handlers check uploads again (defence in depth).
+
+An event holding a lone UTF-16 surrogate (JSON's "\ud800") is refused too: Gradio echoes some values back (a
+dropdown's refusal names the value) and cannot encode them, so the event ended in its `unexpected_error` and
+the tab's event stream died. The page never sends one; only a hand-written event does.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
-from webapp.web.ownership import browser_of
+from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
 
@@ -102,6 +106,7 @@ class GradioDoors:
         mounts: tuple[str, ...] = (),
         max_body: int = MAX_EVENT_BODY,
         events: Callable[[str], Container[int]] | None = None,
+        user: Callable[[Scope], str | None] = lambda scope: None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -111,6 +116,7 @@ class GradioDoors:
         self.max_body = max_body
         # The event ids of the page a path belongs to: Gradio answers an unknown fn_index with a 500.
         self.events = events
+        self.user = user  # the name a request is signed in under (Gradio's login cookie), if any
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -124,8 +130,9 @@ class GradioDoors:
             await send({"type": "websocket.close", "code": 1008})
             return
         browser = browser_of(scope.get("headers", []))
+        owner = owner_id(username=self.user(scope), browser=browser)  # whose uploads this request may name
         method = scope.get("method", "GET")
-        if not page_route(method, path, self.mounts) or self._file_refused(path, browser):
+        if not page_route(method, path, self.mounts) or self._file_refused(path, owner):
             await json_reply(send, 404, "Not found.")
             return
         if self.login and UNGUARDED_ROUTE.search(path) and not await self._signed_in(scope):
@@ -133,17 +140,17 @@ class GradioDoors:
             return
         scope = self.tabs.scope(scope, browser)
         if method == "POST" and path.endswith("/upload"):
-            if browser is None:
+            if owner is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
                 return
-            send = self._recording_uploads(send, browser)
+            send = self._recording_uploads(send, owner)
         elif method == "POST":
             body = await _read_body(receive, self.max_body)
             if body is None:
                 await json_reply(send, 413, "Request too large.")
                 return
             payload = _json(body)
-            refusal = self._body_refusal(path, payload, browser)
+            refusal = self._body_refusal(path, payload, owner)
             if refusal is not None:
                 await json_reply(send, *refusal)
                 return
@@ -153,8 +160,8 @@ class GradioDoors:
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
 
-    def _recording_uploads(self, send: Send, browser: str) -> Send:
-        """Note the paths Gradio's upload route answers with as this browser's (its body is a JSON list)."""
+    def _recording_uploads(self, send: Send, owner: str) -> Send:
+        """Note the paths Gradio's upload route answers with as this owner's (its body is a JSON list)."""
         status, chunks = 0, []
 
         async def sending(message: Message) -> None:
@@ -164,18 +171,18 @@ class GradioDoors:
             elif message["type"] == "http.response.body" and status == 200:
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
-                    self._record(browser, b"".join(chunks))
+                    self._record(owner, b"".join(chunks))
             await send(message)
 
         return sending
 
-    def _record(self, browser: str, body: bytes) -> None:
+    def _record(self, owner: str, body: bytes) -> None:
         try:
             paths = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             return
         if isinstance(paths, list):
-            self.ledger.record(browser, paths)
+            self.ledger.record(owner, paths)
 
     async def _signed_in(self, scope: Scope) -> bool:
         """Ask Gradio's own login check, in process, with the request's cookies."""
@@ -199,21 +206,23 @@ class GradioDoors:
         await self.app(probe, no_body, capture)
         return status == 200
 
-    def _file_refused(self, path: str, browser: str | None) -> bool:
+    def _file_refused(self, path: str, owner: str | None) -> bool:
         match = FILE_ROUTE.search(path)
         if match is None:
             return False
-        return not self._owned(match.group("target"), browser)
+        return not self._owned(match.group("target"), owner)
 
-    def _owned(self, path: object, browser: str | None) -> bool:
+    def _owned(self, path: object, owner: str | None) -> bool:
         if isinstance(path, str) and is_url_like(path):
             return False
-        return self.ledger.owns(browser, path)
+        return self.ledger.owns(owner, path)
 
-    def _body_refusal(self, path: str, payload: object, browser: str | None) -> tuple[int, str] | None:
+    def _body_refusal(self, path: str, payload: object, owner: str | None) -> tuple[int, str] | None:
         if payload is _TOO_DEEP:
             return 400, "The request body is nested too deeply."
-        if not all(self._owned(p, browser) for p in named_paths(payload)):
+        if holds_lone_surrogate(payload):
+            return 400, "The event holds text that is not valid Unicode (an unpaired UTF-16 surrogate)."
+        if not all(self._owned(p, owner) for p in named_paths(payload)):
             return 400, "Files must be uploaded through this page."
         if self.events is not None and path.endswith(QUEUE_JOIN):
             fn_index = payload.get("fn_index") if isinstance(payload, dict) else None
@@ -238,6 +247,24 @@ def _json(body: bytes) -> object:
         return _NOT_JSON
     except RecursionError:
         return _TOO_DEEP
+
+
+def holds_lone_surrogate(value: object) -> bool:
+    """Whether any string in a parsed JSON value (keys included) holds an unpaired surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _with_length(scope: Scope, length: int) -> Scope:

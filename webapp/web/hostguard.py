@@ -7,6 +7,9 @@ A browser will send requests to 127.0.0.1 on behalf of any page it shows. Two th
   no CORS preflight, but carries the page's `Origin` (or `Sec-Fetch-Site: cross-site`). A state-changing
   request from another origin is refused, and the JSON APIs take JSON only, which a page cannot send
   cross-site without a preflight this app never grants.
+A request with two `Host` headers is refused (HTTP requires a 400): servers and proxies disagree on which one
+counts, so a check that reads one while the app or a proxy reads the other is no check. (A host named in an
+absolute request target is the `Host` by then: webapp/web/requestline.py.)
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class HostGuard:
         await self.app(scope, receive, send)
 
     def refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, str] | None:
+        if sum(1 for name, _ in scope.get("headers", []) if name.lower() == b"host") > 1:
+            return 400, "duplicate_host", "A request names its host once (one Host header)."
         host = headers.get("host", "")
         if self.loopback_only and not is_loopback(_hostname(host)):
             return 421, "untrusted_host", "This server answers only on its loopback address."
@@ -63,7 +68,7 @@ class HostGuard:
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    # Duplicate headers: the first wins for Host (as in the servers), but any foreign Origin is kept.
+    # Duplicate headers: any foreign Origin is kept (two Hosts are refused before this is read).
     found: dict[str, str] = {}
     for raw_name, raw_value in scope.get("headers", []):
         name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")

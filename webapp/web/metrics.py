@@ -7,6 +7,7 @@ Labels stay low-cardinality: route templates, never raw paths, session ids or te
 
 from __future__ import annotations
 
+import hmac
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -243,23 +244,42 @@ def endpoint_label(scope: Scope) -> str:
     return "other"
 
 
-def install(app: Any, metrics: Metrics, access: ApiAccess) -> None:
-    """`/metrics` (reviewer or admin API key when an auth file is set) and the request counter."""
+def install(app: Any, metrics: Metrics, access: ApiAccess, *, demo: bool, token: str | None = None) -> None:
+    """`/metrics` and the request counter. Who may read it: see ``metrics_refusal``."""
     from fastapi.responses import JSONResponse
 
-    from webapp.web.auth import AccessDenied
-
     async def metrics_endpoint(request: Request) -> Response:
-        try:
-            access.owner(request.headers.get("authorization"), role="reviewer")
-        except AccessDenied as exc:
-            if not (access.auth is None and exc.code == "api_disabled"):
-                return JSONResponse(
-                    {"error": {"message": exc.message, "type": "authentication_error", "code": exc.code}},
-                    status_code=exc.status,
-                )
+        refusal = metrics_refusal(request.headers.get("authorization"), access, demo=demo, token=token)
+        if refusal is not None:
+            status, code, message = refusal
+            error = {"message": message, "type": "authentication_error", "code": code}
+            return JSONResponse({"error": error}, status_code=status)
         return metrics.render()
 
     app.state.metrics = metrics
     app.add_api_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
     app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
+
+
+def metrics_refusal(
+    authorization: str | None, access: ApiAccess, *, demo: bool, token: str | None
+) -> tuple[int, str, str] | None:
+    """None when the request may read `/metrics`: with ``token`` (``RAILCHAT_METRICS_TOKEN``) as its Bearer
+    key in any mode; with a reviewer's or admin's API key under an auth file; with nothing at all only when
+    there is neither an auth file nor demo mode. A demo is open to every visitor (with ``--share``, through a
+    tunnel that arrives from loopback, so the client address tells nothing): its counters are the
+    operator's, and need the token."""
+    from webapp.web.auth import AccessDenied
+
+    scheme, _, key = (authorization or "").partition(" ")
+    if token and scheme.lower() == "bearer" and hmac.compare_digest(key.strip().encode(), token.encode()):
+        return None
+    if access.auth is None:
+        if not demo:
+            return None
+        return 403, "metrics_disabled", "In demo mode /metrics needs RAILCHAT_METRICS_TOKEN as a Bearer key."
+    try:
+        access.owner(authorization, role="reviewer")
+    except AccessDenied as exc:
+        return exc.status, exc.code, exc.message
+    return None

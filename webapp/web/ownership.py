@@ -9,15 +9,22 @@ fresh one when it is missing, forged or unsigned, and hands the id to the app in
 header after removing any copy of that header the client sent. Everything else (the chat list, demo limits,
 invites, uploads) reads the id from there, never from an event's data.
 
-A signed-in user (``--auth-file``) owns chats by name; the browser id still binds their uploads.
+A signed-in user (``--auth-file``) owns chats and uploads by name, so two people who sign in one after the
+other in one browser profile share nothing; an anonymous browser owns both by its id.
+
+The id has a lifetime (``Settings.browser_id_days``): the cookie carries the time it was issued, under the
+signature, and an id older than that is replaced by a fresh one (with no chats), so a copy of the cookie
+that leaked does not open the chats for ever. The browser is told the same lifetime (``Max-Age``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from http.cookies import SimpleCookie
 from typing import Any
 
@@ -26,29 +33,36 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 OWNER_PREFIX = "browser:"
 COOKIE = "railchat-visitor"  # the name demo visitors' cookies already carry: their chats stay theirs
 HEADER = b"x-railchat-browser"
-MAX_AGE_S = 365 * 24 * 3600
+ISSUED = re.compile(r"[0-9]{1,12}")  # seconds since the epoch, when the id was issued
 
 
 class OwnerIds:
-    """Issues browser ids and checks the signature of the cookie that carries one."""
+    """Issues browser ids and checks the signature and the age of the cookie that carries one."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str, *, lifetime_s: float, clock: Callable[[], float] = time.time) -> None:
         self._key = hashlib.sha256(b"railchat visitor id\0" + secret.encode()).digest()
+        self.lifetime_s = lifetime_s
+        self._clock = clock
 
-    def _sign(self, browser: str) -> str:
-        return hmac.new(self._key, browser.encode(), hashlib.sha256).hexdigest()[:32]
+    def _sign(self, browser: str, issued: str) -> str:
+        return hmac.new(self._key, f"{browser}\0{issued}".encode(), hashlib.sha256).hexdigest()[:32]
 
     def issue(self) -> tuple[str, str]:
-        """A new browser id and the cookie value that proves it."""
-        browser = secrets.token_urlsafe(16)
-        return browser, f"{browser}.{self._sign(browser)}"
+        """A new browser id and the cookie value that proves it (and when it was issued)."""
+        browser, issued = secrets.token_urlsafe(16), str(int(self._clock()))
+        return browser, f"{browser}.{issued}.{self._sign(browser, issued)}"
 
     def verify(self, value: str | None) -> str | None:
-        """The browser id a cookie value was issued for, or None if this server did not sign it."""
-        browser, _, signature = (value or "").rpartition(".")
-        if not browser or not hmac.compare_digest(signature.encode(), self._sign(browser).encode()):
+        """The browser id a cookie value was issued for, or None if this server did not sign it or its
+        lifetime is over. Values of earlier versions (no issue time) count as expired: nothing bounds them."""
+        parts = (value or "").split(".")
+        if len(parts) != 3 or not parts[0] or not ISSUED.fullmatch(parts[1]):
             return None
-        return browser
+        browser, issued, signature = parts
+        if not hmac.compare_digest(signature.encode(), self._sign(browser, issued).encode()):
+            return None
+        age = self._clock() - int(issued)
+        return browser if -60 <= age < self.lifetime_s else None  # a minute of clock skew between workers
 
 
 def cookie_value(headers: Iterable[tuple[bytes, bytes]], name: str = COOKIE) -> str | None:
@@ -64,8 +78,8 @@ def cookie_value(headers: Iterable[tuple[bytes, bytes]], name: str = COOKIE) -> 
     return None
 
 
-def set_cookie_header(value: str, *, secure: bool) -> tuple[bytes, bytes]:
-    attributes = f"{COOKIE}={value}; Path=/; Max-Age={MAX_AGE_S}; HttpOnly; SameSite=Lax"
+def set_cookie_header(value: str, *, secure: bool, max_age_s: float) -> tuple[bytes, bytes]:
+    attributes = f"{COOKIE}={value}; Path=/; Max-Age={int(max_age_s)}; HttpOnly; SameSite=Lax"
     return (b"set-cookie", (attributes + ("; Secure" if secure else "")).encode())
 
 
@@ -78,15 +92,19 @@ def browser_of(headers: Mapping[str, str] | Iterable[tuple[bytes, bytes]] | None
     return next((v.decode("latin-1") for k, v in headers if k == HEADER), None) or None
 
 
-def owner_of(request: Any) -> str | None:
-    """Who owns chats in this request: ``user:NAME`` when signed in, else ``browser:ID``, else None."""
-    if request is None:
-        return None
-    username = getattr(request, "username", None)
+def owner_id(*, username: str | None, browser: str | None) -> str | None:
+    """Who owns chats and uploads: ``user:NAME`` when signed in, else ``browser:ID``, else None."""
     if username:
         return f"user:{username}"
-    browser = browser_of(dict(getattr(request, "headers", None) or {}))
     return OWNER_PREFIX + browser if browser else None
+
+
+def owner_of(request: Any) -> str | None:
+    """The owner (``owner_id``) of a Gradio or Starlette request."""
+    if request is None:
+        return None
+    browser = browser_of(dict(getattr(request, "headers", None) or {}))
+    return owner_id(username=getattr(request, "username", None), browser=browser)
 
 
 class OwnerCookie:
@@ -105,7 +123,8 @@ class OwnerCookie:
         cookie = None
         if browser is None:
             browser, value = self.ids.issue()
-            cookie = set_cookie_header(value, secure=scope.get("scheme") in ("https", "wss"))
+            secure = scope.get("scheme") in ("https", "wss")
+            cookie = set_cookie_header(value, secure=secure, max_age_s=self.ids.lifetime_s)
         scope = {**scope, "headers": [*headers, (HEADER, browser.encode())]}
         await self.app(scope, receive, send if cookie is None else _with_cookie(send, cookie))
 

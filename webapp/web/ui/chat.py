@@ -103,11 +103,11 @@ class ChatUI:
             yield renderer.fail(str(exc))
 
     async def browser_turn(
-        self, text: str, files: list[str], state: UIState, mode: str, *, browser: str | None
+        self, text: str, files: list[str], state: UIState, mode: str
     ) -> AsyncGenerator[TurnView, None]:
-        """A turn from an event payload: files only if this browser uploaded them to this app (an event can
+        """A turn from an event payload: files only if the tab's owner uploaded them to this app (an event can
         name any path; see webapp/web/uploads.py)."""
-        if files and not all(self._uploaded_by(browser, f) for f in files):
+        if files and not all(self._uploaded_by(state.owner, f) for f in files):
             renderer = TurnRenderer(state, self.painter, await self.stored_history_async(state))
             yield renderer.fail("Files must be uploaded through this page.")
             return
@@ -115,8 +115,8 @@ class ChatUI:
             async for view in views:
                 yield view
 
-    def _uploaded_by(self, browser: str | None, path: str) -> bool:
-        return self.uploads is not None and self.uploads.owns(browser, path)
+    def _uploaded_by(self, owner: str, path: str) -> bool:
+        return self.uploads is not None and self.uploads.owns(owner, path)
 
     def mode_of(self, mode: str) -> Mode:
         return "thinking" if mode == THINKING and self.service.profile.can_think else "instant"

@@ -17,7 +17,7 @@ import gradio as gr
 from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
 from webapp.web.ui.queue import closed_with_event
 from webapp.web.ui.render import notice_html
-from webapp.web.ui.state import UIState, current_state, request_browser, request_owner
+from webapp.web.ui.state import UIState, current_state, request_owner
 
 if TYPE_CHECKING:
     from webapp.web.ui.chat import ChatUI
@@ -129,9 +129,7 @@ class ChatHandlers:
         box: Any = busy_box(clear=True)
         # Stop between two updates: Gradio abandons this generator unclosed; the queue closes the turn when
         # the event ends, so the interruption is stored before /cancel answers (webapp/web/ui/queue.py).
-        turn = closed_with_event(
-            self.ui.browser_turn(text, files, st, mode, browser=request_browser(request))
-        )
+        turn = closed_with_event(self.ui.browser_turn(text, files, st, mode))
         async with aclosing(turn) as views:
             async for view in views:
                 st.meter = view.meter or st.meter

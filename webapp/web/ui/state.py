@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from webapp.turn.events import ImageInput
-from webapp.web.ownership import OWNER_PREFIX, browser_of, owner_of
+from webapp.web.ownership import OWNER_PREFIX, owner_of
 
 
 @dataclass
@@ -31,11 +31,6 @@ def nobody() -> str:
 
 def request_owner(request: Any) -> str:
     return owner_of(request) or nobody()
-
-
-def request_browser(request: Any) -> str | None:
-    """The signed browser id of the request (it binds uploads), whether or not the user signed in."""
-    return browser_of(dict(getattr(request, "headers", None) or {})) if request is not None else None
 
 
 def current_state(state: UIState | None, request: Any) -> UIState:
