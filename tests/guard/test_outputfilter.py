@@ -241,6 +241,24 @@ async def test_after_the_first_words_checks_are_spaced_by_the_minimum_interval()
     assert (await flt.flush()).released == {}
 
 
+async def test_the_shipped_interval_checks_a_fast_stream_about_ten_times_a_second(guard):
+    # A check costs about the same (~1 ms of CPU) for one new word as for five: a model writing a word every
+    # 20 ms is checked every fifth word, not every third (the UI repaints every 100 ms anyway).
+    now = [0.0]
+    spy = Spy()
+    flt = OutputFilter(
+        url_policy=None,
+        moderate=spy,
+        min_check_interval_s=guard.settings.min_check_ms / 1000,
+        clock=lambda: now[0],
+    )
+    for i in range(64):
+        now[0] += 0.020
+        await flt.feed("answer", f"word{i} ")
+    await flt.flush()
+    assert 10 <= len(spy.judged) <= 14  # 1.28 s of words: the first at once, then one check per 100 ms
+
+
 @pytest.mark.parametrize("run", ["[", "<a ", "<!--", "[a](", '<a title="'])
 async def test_a_flood_of_unclosed_constructs_is_escaped_in_one_pass(run):
     flt, _ = spied_filter(hold_limit=50)

@@ -47,7 +47,7 @@ class GuardSettings:
     moderation: ModerationConfig
     model_moderation: ModelModerationConfig
     hold_chars: int = 1000  # an unfinished link/tag longer than this is released escaped
-    min_check_ms: int = 50  # after the first words, streamed checks run at most this often
+    min_check_ms: int = 100  # after the first words, streamed checks run at most this often
 
     @classmethod
     def from_custom_data(cls, data: Mapping[str, Any], url_allowlist: Sequence[str] | None) -> GuardSettings:
@@ -59,7 +59,7 @@ class GuardSettings:
             moderation=ModerationConfig.from_mapping(data.get("moderation")),
             model_moderation=ModelModerationConfig.from_mapping(data.get("model_moderation")),
             hold_chars=int(data.get("stream_hold_chars", 1000)),
-            min_check_ms=int(data.get("stream_min_check_ms", 50)),
+            min_check_ms=int(data.get("stream_min_check_ms", 100)),
         )
 
 
