@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from webapp.guard.moderation.caseless import CaselessPattern
 from webapp.guard.moderation.lexicon import NEVER, caseless
 from webapp.guard.moderation.memo import Memo, verdict_bytes
+from webapp.guard.moderation.takenup import CostTakenUp
 from webapp.guard.moderation.text import Unit
 
 # A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
@@ -49,6 +50,8 @@ _BARE_NO = re.compile(
     r"^\W*(?:no|nope|nah|hardly|not really|not at all|of course not|not in the slightest|since when|says who"
     r"|who says(?: so)?|according to whom|by whose standards?)\W*$"
 )
+# ...the doubts among them, which the speaker may answer next ("Since when? Since always.")
+_BARE_DOUBT = re.compile(r"^\W*(?:since when|says who|who says(?: so)?|according to whom)\W*$")
 # "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
 _GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
 _YES = re.compile(r"\b(?:yes|yeah|yep|yup|absolutely|definitely|obviously|of course|certainly|totally)\W*$")
@@ -153,6 +156,11 @@ class ContextRules:
     # a sentence that accepts that price ("Worth every penny.", "A price I'd pay.", "So what."): assent after a
     # sentence naming the cost, nothing anywhere else ("We painted over it. Worth it.")
     cost_accepted: CaselessPattern = NEVER
+    # a clause after the cost that takes the claim up again, or shrugs it off (``takenup.py``)
+    taken_up: CostTakenUp = CostTakenUp()
+    # the answer that follows a bare "Since when?" / "Says who?" and upholds what it doubted ("Since always.",
+    # "Says the law."): the question was the speaker's own, not a refusal
+    doubt_answered: CaselessPattern = NEVER
     # per unit: its assent (``_assent``) and whether it may take part in an implied claim (``_may_imply``)
     _per_unit: Memo[tuple[str, Unit, str], object] = field(
         init=False, repr=False, compare=False, default_factory=lambda: _unit_memo()
@@ -182,6 +190,10 @@ class ContextRules:
             own_claim=alternatives("own_claim"),
             cost=alternatives("cost"),
             cost_accepted=alternatives("cost_accepted"),
+            taken_up=CostTakenUp(
+                alternatives("cost"), alternatives("cost_taken_up"), alternatives("cost_defied")
+            ),
+            doubt_answered=alternatives("doubt_answered"),
         )
 
     def is_counter_speech(self, unit: Unit) -> bool:
@@ -240,20 +252,31 @@ class ContextRules:
         ("It's true that most X are peaceful" is about X, not about what came before) and without
         condemning anything itself."""
         agreeing = [
-            i for i, unit in enumerate(units) if self._agrees(unit, units[i - 1] if i else None, group)
+            i
+            for i, unit in enumerate(units)
+            if self._agrees(
+                unit, units[i - 1] if i else None, group, units[i + 1] if i + 1 < len(units) else None
+            )
         ]
-        if not agreeing:
+        taken_up = self.taken_up.last(units, group, lambda said: self._condemns(_NEGATED_WORD.sub(" ", said)))
+        if not agreeing and taken_up is None:
             return list(units)
-        voided = {id(u) for u in units[: agreeing[-1]] if u.within is None and self._framed(u)}
+        # an agreeing unit voids the ones before it; a take-up also its own sentence ("..., which is why I do it")
+        last = max(agreeing[-1] if agreeing else 0, taken_up + 1 if taken_up is not None else 0)
+        voided = {id(u) for u in units[:last] if u.within is None and self._framed(u)}
         return [replace(u, endorsed=True) if id(u) in voided or id(u.within) in voided else u for u in units]
 
-    def _agrees(self, unit: Unit, before: Unit | None, group: re.Pattern[str]) -> bool:
+    def _agrees(
+        self, unit: Unit, before: Unit | None, group: re.Pattern[str], after: Unit | None = None
+    ) -> bool:
         """A sentence of assent in its own right, as resolved or as written ("Honestly, they are."), that
         names no group of its own ("they have a point" names nobody new) and condemns nothing itself ("Not
         wrong."); a bare "No." that answers a condemning question ('"X are property." Wrong? No.'), or a bare
         "Not." after a condemning statement, which takes it back."""
         assent = self._remembered(("assent", unit, group.pattern), lambda: self._assent(unit, group))
-        if assent == "no":
+        if assent == "no":  # "Since when? Since always.": a doubt its own answer upholds refuses nothing
+            if after is not None and after.within is None and self.doubt_answered.search(after.plain):
+                return False
             return before is not None and before.plain.rstrip().endswith("?") and self._condemns(before.plain)
         if assent == "not":  # "..., and it hurt. Not.": the rejection taken back
             return (
@@ -340,8 +363,12 @@ class ContextRules:
 
     def may_be_reported(self, unit: Unit) -> bool:
         """Whether the unit may give someone else's words (a quote, a frame, a reported claim), which the
-        next sentence may condemn."""
-        return self._framed(unit) or bool(self.reported.search(unit.outside_quotes))
+        next sentence may condemn, or is a bare doubt ("Since when?") the next sentence may answer."""
+        return (
+            self._framed(unit)
+            or bool(self.reported.search(unit.outside_quotes))
+            or bool(_BARE_DOUBT.match(unit.outside_quotes))
+        )
 
     def is_denied(self, text: str) -> bool:
         """One clause that opens by denying itself ("I don't think women are stupid"). A second clause

@@ -76,9 +76,14 @@ def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i")
     text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _STRETCHED.sub(r"\1", text)
+    text = _ECHO.sub(" jews ", text)
     if substitutions:
         text = _phrases(tuple(substitutions)).sub(lambda m: substitutions[m.group(1)], text)
     return text
+
+
+# The antisemitic "echo": whatever word stands in triple parentheses ("the (((bankers)))") names Jews
+_ECHO = re.compile(r"\({3}\s*[^()\s][^()]{0,39}?\s*\){3}")
 
 
 def _spaced_leet(run: str, leet: dict[int, str]) -> str:
