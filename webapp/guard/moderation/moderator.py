@@ -28,6 +28,7 @@ from webapp.guard.moderation.surface import (
     closed_spaces,
     hashtags_apart,
     joined_lines,
+    markup_as_text,
     read_across,
     unquoted,
     without_struck,
@@ -246,7 +247,8 @@ class Moderator:
         its table rows and dotted words read across ("| X | are | vermin |", "x.are.vermin"), with a
         no-break or other Unicode space between letters taken out ("ver\u00a0min"), with its
         scare-quoted words as plain ("X are 'vermin'"), with its CamelCase hashtags read apart
-        ("#DeportAllMuslims"), with an aside between a group and its verb taken out
+        ("#DeportAllMuslims"), with its markup read as the chat UI shows it, escaped ("X are<br>vermin",
+        ``<span title="...">``, a link's title), with an aside between a group and its verb taken out
         ("X, and I have thought about this for years, are vermin"), and with a space typed inside a group's
         name or a word the rules list taken out ("wo men", "dis gusting")."""
         readings = []
@@ -259,6 +261,7 @@ class Moderator:
             closed_spaces(text),
             unquoted(text),
             hashtags_apart(text),
+            markup_as_text(text),
         ):
             if shown is not None:
                 readings.append(self._units(self._normalise(shown)))

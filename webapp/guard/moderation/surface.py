@@ -29,7 +29,11 @@ than the ordinary one (no-break, thin, en, ideographic...) between two letters i
 rarely puts one inside a sentence by hand (French and number typography put them beside punctuation and
 digits, which this reading leaves alone). And ``unquoted``: a word in scare quotes is the speaker's word
 ("X are 'vermin'"), not a quotation. A heading a paragraph goes on from in lower case ("# X" then "are
-vermin") is read as one sentence with it, and a two-cell table row as "cell: cell".
+vermin") is read as one sentence with it, and a two-cell table row as "cell: cell". And ``markup_as_text``: the
+chat UI shows raw HTML escaped, not rendered, so there a tag is seen as itself between two words ("X are<br>vermin"
+shows "X are<br>vermin", not "X arevermin"), and an attribute's value or a comment is text on the screen
+(``<span title="...">``, ``<!-- ... -->``); a link's title is shown too, as a tooltip, or as text where the link
+is off the allowlist and rendered plain (``[a](https://x "...")``).
 """
 
 from __future__ import annotations
@@ -48,11 +52,15 @@ __all__ = [
     "hashtags_apart",
     "joined_lines",
     "read_across",
+    "markup_as_text",
     "unquoted",
     "without_struck",
 ]
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_COMMENT_MARKS = re.compile(r"<!--|--!?>")
+_LINK_TITLE = re.compile(r"""\]\(\s*(?:<[^<>\n]*>|[^()\s]*)\s+(?:"([^"]*)"|'([^']*)'|\(([^()]*)\))\s*\)""")
+_ATTRIBUTE_VALUE = re.compile(r"""=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""")
 _BLOCK_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|pre|hr)\b[^>]*>", re.I)
 _TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?/?>")
 _STRUCK = re.compile(r"~~.+?~~|<(del|s|strike)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
@@ -119,6 +127,22 @@ def read_across(text: str) -> str | None:
     across = _TABLE_ROW.sub(lambda m: _row_sentence(m.group(0)), text)
     across = _JOINED_WORDS.sub(lambda m: re.sub(r"[._]", " ", m.group(0)), across)
     return across if across != text else None
+
+
+def markup_as_text(text: str) -> str | None:
+    """The text as the chat UI shows it, raw HTML escaped: each tag a break between words with its attribute
+    values read as text, each comment's content and each link's title read as text; or None if it has none."""
+    shown = text
+    if "](" in shown:
+        shown = _LINK_TITLE.sub(lambda m: "] " + "".join(m.groups(default="")) + " ", shown)
+    if "<" in shown:
+        shown = _TAG.sub(_tag_as_text, _COMMENT_MARKS.sub(" ", shown))
+    return shown if shown != text else None
+
+
+def _tag_as_text(tag: re.Match[str]) -> str:
+    values = (value for groups in _ATTRIBUTE_VALUE.findall(tag.group(0)) for value in groups if value)
+    return " " + " ".join(values) + " "
 
 
 def closed_spaces(text: str) -> str | None:
