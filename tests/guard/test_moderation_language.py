@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.support.moderation import MODERATION_CONFIG, streamed_blocked
 from tests.support.paths import RAILS_DIR
@@ -16,7 +17,12 @@ from webapp.guard.yamlfile import load_yaml
 
 CORPUS = load_yaml(Path(__file__).parents[1] / "data" / "moderation_languages.yaml")
 # Misses kept visible: a Spanish clause with two of its words listed, before an English one.
-KNOWN_MISSES = {"Todos los gitanos son ladrones, and that is my final answer."}
+KNOWN_MISSES = {
+    "Todos los gitanos son ladrones, and that is my final answer.",
+    # two words, one the dictionary holds as a name ("mahal", "tau"): below two unknown words
+    "Mahal kita.",
+    "Ua tau koe.",
+}
 FOREIGN = [
     pytest.param(t, marks=pytest.mark.xfail(strict=True, reason="known miss")) if t in KNOWN_MISSES else t
     for texts in CORPUS["block"].values()
@@ -139,3 +145,64 @@ def test_a_language_in_another_script_is_named_by_its_iso_code():
     assert gate.unread("Все евреи должны умереть.") is None  # Russian is read (elsewhere)
     language = gate.unread("所有犹太人都应该死。")
     assert language is not None and (language.code, language.name) == ("zh", "Chinese")
+
+
+def test_a_foreign_text_is_refused_for_its_language_not_for_what_the_rules_misread(moderator):
+    """The English rules read a cognate in "O Brasil é um país muito grande e bonito." as a slur; the chatter is
+    told the text's language instead."""
+    finding = moderator.check("O Brasil é um país muito grande e bonito.", "input")
+    assert finding is not None and finding.rule == "language"
+    assert finding.reason.endswith("your message was in Portuguese")
+
+
+@pytest.mark.parametrize(
+    ("written", "reading"),
+    [
+        ("nimrev era sweJ.", "Jews are vermin."),  # back to front
+        ("uoʎ llıʞ llıʍ I", "I will kill you"),  # upside down, "u" left as it was
+        ("ʎʇɹǝdoɹd ǝɹɐ uǝɯoM", "Women are property"),  # upside down, "M" and "n" turned too
+    ],
+)
+def test_english_written_upside_down_or_back_to_front_is_read_back_and_judged(moderator, written, reading):
+    assert moderator.check(reading, "output") is not None  # what the reading must be judged as
+    finding = moderator.check(written, "output")
+    assert finding is not None and finding.rule != "language"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ".lufituaeb era sweJ",  # the reading is harmless
+        "The IPA for ship is /ʃɪp/ and the schwa is ə.",
+        "For all x there is a y with x < y: ∀x ∃y (x < y).",
+        "¡Olé! shouted the crowd in Seville.",
+    ],
+)
+def test_ipa_math_and_harmless_readings_pass(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
+def test_a_growing_sentence_of_unknown_words_waits_for_its_end():
+    """Mid-stream, a sentence of unknown words may yet be English ("José de la Cruz spoke.")."""
+    gate = LanguageGate.load(
+        RAILS_DIR / MODERATION_CONFIG["language_words"],
+        ["en"],
+        knows=lambda word, *, slips=True: word in {"spoke", "dogs", "bark"},
+    )
+    assert gate.unread("José de la Cruz spoke.") is None
+    assert gate.unread("Hunde bellen laut.") is not None
+    assert gate.unread("Hunde bellen laut.", partial=True) is None  # its end is read whole
+    assert gate.unread("Hunde bellen laut. Dogs bark", partial=True) is not None  # a later sentence began
+
+
+def test_without_a_dictionary_there_is_no_unknown_word_reading(gate):
+    assert gate.unread("Hunde bellen laut.") is None
+
+
+def test_the_thresholds_are_read_from_the_word_list_file_only(tmp_path):
+    data = load_yaml(RAILS_DIR / MODERATION_CONFIG["language_words"])
+    del data["unknown_share"]
+    path = tmp_path / "languages.yml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="missing thresholds unknown_share"):
+        LanguageGate.load(path, ["en"])

@@ -18,26 +18,25 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from webapp.guard.moderation.memo import Memo, text_bytes
+from webapp.guard.moderation.readback import best_reading
 from webapp.guard.moderation.surface import as_shown
 from webapp.guard.moderation.text import sentences
+from webapp.guard.moderation.unknownwords import OPENS as _OPENS
+from webapp.guard.moderation.unknownwords import PARTICLES as _PARTICLES
+from webapp.guard.moderation.unknownwords import WORD as _WORD
+from webapp.guard.moderation.unknownwords import KnowsWords, UnknownWords, plain_words
+from webapp.guard.moderation.unknownwords import unaccented as _unaccented
 from webapp.guard.yamlfile import load_yaml
 
 # What a reader does not read as words of a language: links, inline code, addresses.
 _NOT_PROSE = re.compile(r"`[^`\n]*`|\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
 _ENGLISH_CONTRACTION = re.compile(r"(?<=[a-z])'(?:t|s|ll|re|ve|m|d)\b")
-# A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
-_WORD = re.compile(r"[^\W\d_]+'?")
 _CUT_WORD = re.compile(r"\w+$")
-_PARTICLES = frozenset(
-    "de del della di da du des le la les van von der den ten ter el al bin ibn dos das do".split()
-)
-# What may open a sentence inside a unit, so the capital after it is no name ("Translate: Tous les ...").
-_OPENS = re.compile(r"(?:^|[:\"“«(¿¡\-–—]|\s')\s*$")
 _UNSPACED_SCRIPTS = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI"})
 _KANA = frozenset({"HIRAGANA", "KATAKANA"})
 _SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}
@@ -52,12 +51,44 @@ class Language:
     name: str  # shown to the chatter: "German", "a language other than English"
 
 
+class _Reading(NamedTuple):
+    language: Language | None  # None: English
+    short: bool  # too short to tell alone
+    back: str | None = None  # read back from upside down or back to front
+    unknown: bool = False  # told by its unknown words alone (a sentence still growing may yet say otherwise)
+
+
 @dataclass(frozen=True)
 class _Word:
     english: float  # how much the word says its unit is English
     codes: frozenset[str]  # the languages whose word it is
     named: bool  # capitalised inside its sentence: a name
     particle: bool = False  # "de", "van", "la": part of the name that follows it
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The gate's numbers, read from the word-list file only (its comments say what each one means)."""
+
+    min_words: int
+    min_hits: int
+    per_english: float
+    share: float
+    chars_per_word: float
+    script_words: int
+    accented_share: float
+    run_words: int
+    run_hits: int
+    unknown_words: int
+    unknown_share: float
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Thresholds:
+        names = [f.name for f in fields(cls)]
+        missing = [n for n in names if n not in data]
+        if missing:
+            raise ValueError(f"language word list: missing thresholds {', '.join(missing)}")
+        return cls(**{n: data[n] for n in names})
 
 
 @dataclass(frozen=True)
@@ -72,29 +103,25 @@ class LanguageGate:
     latin: Mapping[str, frozenset[str]]  # word -> the codes of the languages that use it
     names: Mapping[str, str]  # code -> name
     scripts: Mapping[str, Language]  # Unicode name prefix -> the language read in that script
-    min_words: int = 3
-    min_hits: int = 2
-    per_english: float = 2.0
-    share: float = 0.34
-    chars_per_word: float = 2.0
-    script_words: int = 3
-    accented_share: float = 0.4
-    run_words: int = 5
-    run_hits: int = 3
+    limits: Thresholds
+    # A unit most of whose words are no English word, in any language; None: no dictionary to tell (a
+    # configuration without the semantic tier loads no speller).
+    unknown: UnknownWords | None = None
     # A streamed answer is read again whole at every check: each unit's language is worked out once.
-    _units: Memo[str, tuple[Language | None, bool]] = field(
+    _units: Memo[str, _Reading] = field(
         default_factory=lambda: Memo(
             "language_units",
             max_entries=UNIT_CACHE_SIZE,
             max_bytes=UNIT_CACHE_BYTES,
-            size_of=lambda unit, _: text_bytes(unit) + 100,
+            size_of=lambda unit, read: text_bytes(unit) + text_bytes(read.back or "") + 100,
         ),
         compare=False,
         repr=False,
     )
 
     @classmethod
-    def load(cls, path: Path, readable: Iterable[str]) -> LanguageGate:
+    def load(cls, path: Path, readable: Iterable[str], *, knows: KnowsWords | None = None) -> LanguageGate:
+        """``knows``: whether a lower-case word is English or a slip of it (see ``unknown_words``)."""
         data: Mapping[str, Any] = load_yaml(path) or {}
         listed = frozenset(str(w) for w in data.get("english") or ())
         latin: dict[str, set[str]] = {}
@@ -108,21 +135,33 @@ class LanguageGate:
         shared = listed & latin.keys()
         english = {w: 0.5 if w in shared else 1.0 for w in listed}
         phrases = sorted({_unaccented(str(p)) for p in data.get("loan_phrases") or ()}, key=len, reverse=True)
+        limits = Thresholds.from_mapping(data)
+        loan_phrases = (
+            re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.IGNORECASE)
+            if phrases
+            else re.compile("(?!)")
+        )
         return cls(
             readable=frozenset(readable),
             english=english,
-            loan_phrases=re.compile(
-                r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.IGNORECASE
-            )
-            if phrases
-            else re.compile("(?!)"),
+            loan_phrases=loan_phrases,
             latin={w: frozenset(c) for w, c in latin.items() if w not in shared},
             names=names,
             scripts={
                 str(k): Language(str(v["code"]), str(v["name"]))
                 for k, v in (data.get("scripts") or {}).items()
             },
-            **{k: data[k] for k in _THRESHOLDS if k in data},
+            limits=limits,
+            unknown=UnknownWords(
+                knows,
+                english,
+                frozenset(_unaccented(str(w)) for w in data.get("english_also") or ()),
+                frozenset(latin.keys() - shared),
+                loan_phrases,
+                limits,
+            )
+            if knows is not None
+            else None,
         )
 
     def readable_names(self) -> str:
@@ -135,50 +174,76 @@ class LanguageGate:
 
         ``partial``: a streamed answer still growing, whose last word may be cut ("Gay men ar" is no Swedish
         "är"): that word is left for the next check."""
-        written = _visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
-        if partial:
-            written = _CUT_WORD.sub("", written)
-        if written.isascii() and _WORD.search(written) is None:
-            return None
-        units = sentences(written)
+        units = self._split(text, partial=partial)
         whole_foreign: bool | None = None  # computed once, only when a short unit needs it
         for unit in units:
-            language, short = self._language(unit)
+            language, short, _, unknown = self._language(unit)
             if language is None or language.code in self.readable:
+                continue
+            # a growing sentence's words are judged once it ends: "José de la" is a name ("... Cruz") half-typed
+            if unknown and partial and unit is units[-1]:
                 continue
             if short:
                 if whole_foreign is None:
+                    # a letter alone is no English word here: "i" and "a" are Italian's and Spanish's too
                     whole_foreign = not any(
-                        self._english_words(as_shown(_NOT_PROSE.sub(" ", u)).lower()) for u in units
+                        self._english_words(as_shown(_NOT_PROSE.sub(" ", u)).lower(), letters=False)
+                        for u in units
                     )
                 if not whole_foreign:
                     continue
             return language
         return None
 
-    def _language(self, unit: str) -> tuple[Language | None, bool]:
+    def read_back(self, text: str, *, partial: bool = False) -> list[str]:
+        """The units written upside down or back to front, read back (readback.py): the rules judge these
+        readings, and ``unread`` counts such a unit as English."""
+        return [back for unit in self._split(text, partial=partial) if (back := self._language(unit)[2])]
+
+    def _split(self, text: str, *, partial: bool) -> list[str]:
+        written = _visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
+        if partial:
+            written = _CUT_WORD.sub("", written)
+        if written.isascii() and _WORD.search(written) is None:
+            return []
+        return sentences(written)
+
+    def _language(self, unit: str) -> _Reading:
         found, reading = self._units.get(unit)
         if not found or reading is None:
             reading = self._read(unit)
             self._units.put(unit, reading)
         return reading
 
-    def _read(self, written: str) -> tuple[Language | None, bool]:
-        """(the unit's language if it is not English, whether the unit was too short to tell alone). Scripts
-        are told from the letters as written; Latin-script words as the moderator reads them (accents dropped,
-        look-alike letters read as Latin), so a Cyrillic "о" inside "tоus" cannot hide the French. Links, code
-        and addresses are no words of any language."""
+    def _read(self, written: str) -> _Reading:
+        """(the unit's language if it is not English, whether the unit was too short to tell alone, its
+        reading if it is English written upside down or back to front). Scripts are told from the letters as
+        written; Latin-script words as the moderator reads them (accents dropped, look-alike letters read as
+        Latin), so a Cyrillic "о" inside "tоus" cannot hide the French. Links, code and addresses are no words
+        of any language."""
         unit = _NOT_PROSE.sub(" ", written)
         if not unit.isascii():
             scripted = self._script(unit)
             if scripted is not None:
-                return scripted
+                return _Reading(*scripted)
         # a curly quote or a dash is no accent: only letters English does not write mark another language
         accented = any(_accented_letter(c) for c in unit)
         language, short = self._latin(as_shown(unit), accented=accented)
         if language is None and not unit.isascii():
-            return self._accented(unit), False
-        return language, short
+            language = self._accented(unit)
+        if language is not None:
+            return _Reading(language, short)
+        if self.unknown is None or not (found := self.unknown.read(as_shown(unit)))[0]:
+            return _Reading(None, False)
+        back = best_reading(unit, self.unknown.english_word, plain_words)
+        if back is not None and not self.unknown.read(as_shown(back))[0]:
+            return _Reading(None, False, back)
+        # named by the listed words it holds, if any ("O Brasil é um país ...": Portuguese)
+        hits = Counter(c for w in plain_words(as_shown(unit)) for c in self.latin.get(w, ()))
+        code = max(hits, key=hits.__getitem__, default="")
+        return _Reading(
+            Language(code, self.names[code]) if code else Language("", ""), found[1], unknown=True
+        )
 
     def _script(self, unit: str) -> tuple[Language | None, bool] | None:
         """The unit's other script, if its letters are another script's; None: read it as Latin letters."""
@@ -192,17 +257,20 @@ class LanguageGate:
             language = self.scripts[max(known, key=known.__getitem__)]
         unspaced = sum(n for s, n in known.items() if s in _UNSPACED_SCRIPTS)
         # a run of Han, kana or Thai holds about one word per two characters
-        foreign_words = words + unspaced / self.chars_per_word
-        if foreign_words >= self.script_words and foreign_words > self._english_words(as_shown(unit).lower()):
+        foreign_words = words + unspaced / self.limits.chars_per_word
+        if foreign_words >= self.limits.script_words and foreign_words > self._english_words(
+            as_shown(unit).lower()
+        ):
             return language, False
         latin_letters = sum(c.isascii() and c.isalpha() for c in unit)
         if sum(known.values()) > latin_letters and (unspaced >= 2 or words >= 1):
             return language, True
         return None
 
-    def _english_words(self, unit: str) -> float:
+    def _english_words(self, unit: str, *, letters: bool = True) -> float:
         contractions = len(_ENGLISH_CONTRACTION.findall(unit))
-        return contractions + sum(self.english.get(w, 0.0) for w in _WORD.findall(unit))
+        words = (w for w in _WORD.findall(unit) if letters or len(w) > 1)
+        return contractions + sum(self.english.get(w, 0.0) for w in words)
 
     def _latin(self, unit: str, *, accented: bool) -> tuple[Language | None, bool]:
         """``accented``: the unit as written has letters English does not write (dropped from ``unit``)."""
@@ -226,14 +294,14 @@ class LanguageGate:
             return None, False
         code, count = hits.most_common(1)[0]
         language = Language(code, self.names[code])
-        if english * self.per_english >= count:
+        if english * self.limits.per_english >= count:
             return self._run(words), False
-        if len(words) < self.min_words:
+        if len(words) < self.limits.min_words:
             # too short to tell alone ("C'est la vie."): foreign only in a text with no English word at all,
             # and only with a letter English does not write or two of the language's words
-            marked = count >= self.min_hits or accented
+            marked = count >= self.limits.min_hits or accented
             return (language, True) if marked else (None, False)
-        if count >= self.min_hits and count >= self.share * len(words):
+        if count >= self.limits.min_hits and count >= self.limits.share * len(words):
             return language, False
         return self._run(words), False
 
@@ -243,12 +311,12 @@ class LanguageGate:
         ``run_hits`` of one language's. A
         run holding two names is a name ("Charles de Gaulle et la France": "de" and "la" before a name are part of
         it), not a clause; one may be a German noun ("heute Nacht")."""
-        for start in range(len(words) - self.run_words + 1):
-            window = words[start : start + self.run_words]
+        for start in range(len(words) - self.limits.run_words + 1):
+            window = words[start : start + self.limits.run_words]
             if sum(w.english for w in window) >= 1 or sum(w.named for w in window) > 1:
                 continue
             hits = Counter(c for w in window for c in w.codes)
-            if hits and (best := hits.most_common(1)[0])[1] >= self.run_hits:
+            if hits and (best := hits.most_common(1)[0])[1] >= self.limits.run_hits:
                 return Language(best[0], self.names[best[0]])
         return None
 
@@ -257,26 +325,13 @@ class LanguageGate:
         capitalised word inside the unit is a name and not counted)."""
         written = _WORD.findall(unit)
         words = [w.lower() for i, w in enumerate(written) if len(w) >= 2 and (i == 0 or not w[0].isupper())]
-        if len(words) < max(self.min_words, 4) or any(w in self.english for w in words):
+        if len(words) < max(self.limits.min_words, 4) or any(w in self.english for w in words):
             return None
         accented = sum(
             any(_accented_letter(c) for c in w) and all(_script_of(c) == "LATIN" for c in w if c.isalpha())
             for w in words
         )
-        return Language("", "") if accented >= self.accented_share * len(words) else None
-
-
-_THRESHOLDS = (
-    "min_words",
-    "min_hits",
-    "per_english",
-    "share",
-    "chars_per_word",
-    "script_words",
-    "accented_share",
-    "run_words",
-    "run_hits",
-)
+        return Language("", "") if accented >= self.limits.accented_share * len(words) else None
 
 
 def _scripts(unit: str) -> tuple[Counter[str], int]:
@@ -311,10 +366,6 @@ def _accented_letter(char: str) -> bool:
     """A Latin letter with an accent ("é", "ñ", "ấ"): one that decomposes into a letter and a mark. Upside-down
     and phonetic letters ("ɐ", "ʎ", "ǝ") and fillers that look like spaces are no language's accents."""
     return not char.isascii() and char.isalpha() and unicodedata.decomposition(char) != ""
-
-
-def _unaccented(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def _with_particles(words: list[_Word]) -> list[_Word]:

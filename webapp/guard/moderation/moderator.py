@@ -102,12 +102,6 @@ class Moderator:
         self._aside = re.compile(
             rf"\b({self._group.pattern})\s*,\s+([^.!?]{{30,}}),\s+(?=(?:are|were|should|must|deserve|need|will)\b)"
         )
-        # what no tier can read is blocked unless the policy allows it (language.py)
-        self._languages = (
-            LanguageGate.load((rails_dir or Path(".")) / config.language_words, config.languages)
-            if config.language_words and config.other_languages == "block"
-            else None
-        )
         self._semantic: SemanticTier | None = None
         self._speller: Speller | None = None
         if config.semantic.enabled:
@@ -126,6 +120,17 @@ class Moderator:
                 args=(self._semantic, stance, encoder, examples, templates, cache_dir),
                 name="moderation-warmup",
             ).start()
+        # what no tier can read is blocked unless the policy allows it (language.py); the speller's dictionary
+        # tells which words are English at all
+        self._languages = (
+            LanguageGate.load(
+                (rails_dir or Path(".")) / config.language_words,
+                config.languages,
+                knows=self._speller.knows if self._speller is not None else None,
+            )
+            if config.language_words and config.other_languages == "block"
+            else None
+        )
 
     def wait_ready(self, timeout_s: float | None = None) -> None:
         """Block until the semantic tier and the stance judge are loaded (raises if the tier failed); for
@@ -142,6 +147,14 @@ class Moderator:
         the semantic tier then embeds that sentence only every ``stride_words`` words (the rules still see
         every word). Category rules come first: their reasons are specific.
         """
+        finding = self._check(text, stage, partial=partial)
+        if finding is None or finding.rule == "language":
+            return finding
+        # The rules misread other languages' words as English ones ("O Brasil é um país muito grande e bonito."
+        # as a slur): a text they cannot read is refused for its language, not for what they misread in it.
+        return self._unread(text, stage, partial=partial) or finding
+
+    def _check(self, text: str, stage: Stage, *, partial: bool) -> ModerationFinding | None:
         if not text.strip():
             return None
         plain = normalise(text, self.config.substitutions)
@@ -160,11 +173,22 @@ class Moderator:
             hit = first_match(rules, unit, self._context)
             if hit is not None:
                 return ModerationFinding(hit.name, hit.reason)
-        # after the rules (their reasons are specific), before any embedding: what the tiers cannot read
-        unread = self._unread(text, stage, partial=partial)
+        # after the rules (their reasons are specific), before any embedding: what the tiers cannot read, and
+        # what is written so they cannot read it (upside down, back to front), read back for the rules
+        unread = self._read_back(text, stage, partial=partial) or self._unread(text, stage, partial=partial)
         if unread is not None:
             return unread
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _read_back(self, text: str, stage: Stage, *, partial: bool) -> ModerationFinding | None:
+        """What every tier finds in a unit written upside down or back to front, read back (language.py)."""
+        if self._languages is None:
+            return None
+        for back in self._languages.read_back(text, partial=partial):
+            finding = self._check(back, stage, partial=partial)
+            if finding is not None:
+                return finding
+        return None
 
     def _unread(self, text: str, stage: Stage, *, partial: bool) -> ModerationFinding | None:
         """A block for a text with a unit in a language the tiers cannot read, naming the language."""

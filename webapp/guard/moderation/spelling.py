@@ -92,6 +92,11 @@ class Speller:
         text = _GLUED_CONTRACTION.sub(self._unglue_contraction, text)
         return _WORD.sub(lambda m: self._correct(m.group(0)), text)
 
+    def knows(self, word: str, *, slips: bool = True) -> bool:
+        """Whether a lower-case word is one the speller reads: a known word, or (``slips``) a slip or glued run
+        of them ("imigrants", "womenare"). The language gate asks it whether a word is English at all."""
+        return word in self._known or slips and self._correct(word) != word
+
     def _unglue_contraction(self, match: re.Match[str]) -> str:
         """A contraction glued to the next word ("don'tbelong", "i'dnever"): the space put back when what
         follows the contraction is a word and the whole is none."""

@@ -1,0 +1,148 @@
+"""The language gate's last reading: a unit most of whose words are no English word, whatever its language.
+
+Word lists name nine languages; the lead's probe wrote hate in sixteen ("Wanawake ni wajinga.", "Juutalaiset
+ovat rottia.") and in sentences too short for two listed words ("Frauen sind dumm."). What every such unit
+shares is that the moderation knows none of its words: the speller's dictionary (MiniLM's words, the examples'
+and the rules' own) already tells English words, and the slips of them it repairs ("imigrants"), from the rest.
+Names (a capital inside the sentence), acronyms, numbers and code are nobody's words and are not counted; an
+inflection or a compound the dictionary lacks ("landlords", "bloodsuckers") is English.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+# A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
+WORD = re.compile(r"[^\W\d_]+'?")
+# What may open a sentence inside a unit, so the capital after it is no name ("Translate: Tous les ...").
+OPENS = re.compile(r"(?:^|[:\"“«(¿¡\-–—]|\s')\s*$")
+# Code, numbers, paths, dotted and camel-cased names: no words of any language ("df.groupby", "x_1", "useEffect").
+_CODE = re.compile(r"\S*(?:[\d_/\\=<>{}\[\]#@$%^&*+|~]|[a-z][A-Z][a-z])\S*|\S+\.\w\S*")
+# Lower-case words a name may hold before its capital ("de Gaulle", "van Gogh", "la France").
+PARTICLES = frozenset(
+    "de del della di da du des le la les van von der den ten ter el al bin ibn dos das do".split()
+)
+_ENDED = re.compile(r"[.!?…:;\"'”’»)\]]\s*$")
+_CONTRACTED = re.compile(r"\b[a-z]+'(?:t|s|ll|re|ve|m|d)\b", re.IGNORECASE)
+_PIECE = 4  # letters each word of a compound needs: shorter pieces make a compound of anything ("has-se")
+_ENDINGS = frozenset(
+    "s es ed ing ings er ers ly est ist ists ism ness ment ments able ful less ity ize ized ise ised ish".split()
+)
+
+
+class KnowsWords(Protocol):
+    """Whether a lower-case word is English; ``slips``: or a slip of an English word (costlier to tell)."""
+
+    def __call__(self, word: str, *, slips: bool = True) -> bool: ...
+
+
+class Limits(Protocol):
+    """The gate's thresholds this reading uses (rails/moderation_languages.yml says what each means)."""
+
+    @property
+    def min_words(self) -> int: ...
+    @property
+    def per_english(self) -> float: ...
+    @property
+    def unknown_words(self) -> int: ...
+    @property
+    def unknown_share(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class UnknownWords:
+    """``knows``: whether a lower-case word is English or a slip of it; ``english``: the listed English words
+    (word -> weight); ``english_also``: other languages' listed words English writes too ("plus", "ten");
+    ``foreign``: other languages' listed words, foreign though MiniLM's dictionary holds them for names ("los",
+    "der", "sao")."""
+
+    knows: KnowsWords
+    english: Mapping[str, float]
+    english_also: frozenset[str]
+    foreign: Collection[str]
+    loan_phrases: re.Pattern[str]
+    limits: Limits
+
+    def read(self, unit: str) -> tuple[bool, bool]:
+        """(whether most of the unit's words are no English word, whether it is too short to tell alone)."""
+        unit = _CODE.sub(" ", self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit))
+        english: float = len(_CONTRACTED.findall(unit))
+        # an unknown word of two letters says little ("ki" is a cut "kill", "ay" a sigh) unless a language lists it
+        words = [
+            w
+            for w in plain_words(_CONTRACTED.sub(" ", unit))
+            if len(w) > 2 or w in self.foreign or self.english_word(w)
+        ]
+        if words and not _ENDED.search(unit) and not self.english_word(words[-1]):
+            words.pop()  # an answer cut at its length limit ends mid-word ("Spammers shou")
+        counted = english + len(words)
+        english += sum(self.english.get(w, 0.0) for w in words)
+        # most units of English prose fail on dictionary lookups alone, before any slip is looked for
+        if not self._enough(sum(not self.english_word(w, slips=False) for w in words), counted, english):
+            return False, False
+        unknown = sum(not self.english_word(w) for w in words)
+        return self._enough(unknown, counted, english), counted < self.limits.min_words
+
+    def _enough(self, unknown: int, counted: float, english: float) -> bool:
+        limits = self.limits
+        return (
+            unknown >= limits.unknown_words
+            and unknown > limits.unknown_share * counted
+            and unknown > limits.per_english * english
+        )
+
+    def english_word(self, word: str, *, slips: bool = True) -> bool:
+        """``slips``: a slip of an English word counts as one (False: the dictionary alone, an upper bound on
+        the unknown words)."""
+        if word in self.english or word in self.english_also:
+            return True
+        if word in self.foreign:
+            return False
+        if self.knows(word, slips=False):
+            return True
+        if not slips:
+            return False
+        return self._inflected(word) or any(
+            self._inflected(word[:i]) and self._inflected(word[i:])
+            for i in range(_PIECE, len(word) - _PIECE + 1)
+        )
+
+    def _inflected(self, word: str) -> bool:
+        knows = self.knows
+        return knows(word) or any(
+            word.endswith(ending) and any(knows(stem) for stem in _stems(word[: -len(ending)]))
+            for ending in _ENDINGS
+            if len(word) - len(ending) >= 3
+        )
+
+
+def plain_words(unit: str) -> list[str]:
+    """The unit's words of two letters or more, lower-cased and unaccented, without its names (a capital
+    inside the sentence, with the particles before it: "José de la Cruz" is one name) and acronyms."""
+    words: list[str] = []
+    name_follows = False
+    for match in reversed(list(WORD.finditer(unit))):
+        word = match.group(0).rstrip("'")
+        named = word[:1].isupper() and not OPENS.search(unit, 0, match.start())
+        if named or name_follows and word in PARTICLES:
+            name_follows = True
+            continue
+        name_follows = False
+        if len(word) >= 2 and not word.isupper():
+            words.append(unaccented(word.lower()))
+    return words[::-1]
+
+
+def unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _stems(stem: str) -> tuple[str, ...]:
+    """What a word stripped of its ending may have been: "vib(ing)" vibe, "supremac(ist)" supremacy,
+    "spamm(ers)" spam."""
+    doubled = (stem[:-1],) if stem[-1] == stem[-2] else ()
+    return (stem, stem + "e", stem + "y", *doubled)
