@@ -30,6 +30,8 @@
     python -m bench.moderation_eval --corpus precision7-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision9-dev # the ninth precision round's studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
+    python -m bench.moderation_eval --corpus extremism      # violent extremism, mass violence, harm wishes: held-out
+    python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -127,6 +129,12 @@ CORPORA = {
     # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
     # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
     "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",
+    # Violent extremism and violent speech without a group slur (session 13): mass violence against places,
+    # praise of attackers, calls for genocide, harm wished on a person, sexual violence, doxxing, supremacy
+    # claims, slogans and number codes, denial with blame; each beside news, history, counter-speech, drug
+    # slang, games, medicine and numbers. The held-out part was written before the round's first rule.
+    "extremism": ROOT / "tests" / "data" / "moderation_extremism_heldout.yaml",
+    "extremism-dev": ROOT / "tests" / "data" / "moderation_extremism_dev.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -173,7 +181,7 @@ def _fill(template: str, group: dict[str, str]) -> str:
 def build_moderator() -> Moderator:
     config = load_yaml(RAILS / "config.yml")["custom_data"]["moderation"]
     wall, cpu = time.perf_counter(), time.process_time()
-    moderator = Moderator(ModerationConfig.from_mapping(config), rails_dir=RAILS)
+    moderator = Moderator(ModerationConfig.from_mapping(config, rails_dir=RAILS), rails_dir=RAILS)
     moderator.wait_ready(300)
     print(
         f"start-up (speller, embed the examples, fit): {time.process_time() - cpu:.1f} s CPU, "
@@ -312,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
             "precision7-dev",
             "precision9-dev",
             "languages",
+            "extremism",
+            "extremism-dev",
         ),
         default="heldout",
     )

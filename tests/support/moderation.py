@@ -20,7 +20,9 @@ MODERATION_CONFIG = load_yaml(RAILS_DIR / "config.yml")["custom_data"]["moderati
 
 @functools.cache
 def default_moderator() -> Moderator:
-    moderator = Moderator(ModerationConfig.from_mapping(MODERATION_CONFIG), rails_dir=RAILS_DIR)
+    moderator = Moderator(
+        ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR), rails_dir=RAILS_DIR
+    )
     moderator.wait_ready(300)
     return moderator
 

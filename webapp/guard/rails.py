@@ -50,13 +50,15 @@ class GuardSettings:
     min_check_ms: int = 100  # after the first words, streamed checks run at most this often
 
     @classmethod
-    def from_custom_data(cls, data: Mapping[str, Any], url_allowlist: Sequence[str] | None) -> GuardSettings:
+    def from_custom_data(
+        cls, data: Mapping[str, Any], url_allowlist: Sequence[str] | None, *, rails_dir: Path | None = None
+    ) -> GuardSettings:
         return cls(
             url_allowlist=tuple(
                 url_allowlist if url_allowlist is not None else data.get("url_allowlist", ())
             ),
             allow_http=bool(data.get("allow_http", False)),
-            moderation=ModerationConfig.from_mapping(data.get("moderation")),
+            moderation=ModerationConfig.from_mapping(data.get("moderation"), rails_dir=rails_dir),
             model_moderation=ModelModerationConfig.from_mapping(data.get("model_moderation")),
             hold_chars=int(data.get("stream_hold_chars", 1000)),
             min_check_ms=int(data.get("stream_min_check_ms", 100)),
@@ -112,7 +114,9 @@ class Guard:
     ) -> Guard:
         load_yaml(rails_dir / "config.yml")  # NeMo's loader keeps the last of a key written twice: refuse it
         config = RailsConfig.from_path(str(rails_dir))
-        settings = GuardSettings.from_custom_data(config.custom_data or {}, url_allowlist)
+        settings = GuardSettings.from_custom_data(
+            config.custom_data or {}, url_allowlist, rails_dir=rails_dir
+        )
         if not settings.model_moderation.enabled:
             _drop_flows(config, "model_moderation")
         model = (

@@ -2,6 +2,10 @@
 
 The word lists are compiled here once (``patterns.compile_lexicon``), so every rule, sense and context
 pattern that names ``{group}`` or ``{dehumanising}`` gets the same alternatives.
+
+A family of rules with word lists of its own (violent extremism: attackers, attacks, slogans) may live in a
+rails file of its own, named under ``category_files``: its lists join the lexicon (a name written in two
+files is an error, not an override) and its rules follow the config's own, so one set of rules is judged.
 """
 
 from __future__ import annotations
@@ -9,12 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from webapp.guard.moderation.lexicon import compile_lexicon, expand
 from webapp.guard.moderation.patterns import CategoryRule
 from webapp.guard.moderation.semantic import SemanticConfig
 from webapp.guard.moderation.senses import Senses
+from webapp.guard.yamlfile import load_yaml
 
 
 @dataclass(frozen=True)
@@ -43,8 +49,11 @@ class ModerationConfig:
     language_reason: str = "the safety rails here can only read {readable}; {what} was in {language}"
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None) -> ModerationConfig:
-        data = data or {}
+    def from_mapping(
+        cls, data: Mapping[str, Any] | None, *, rails_dir: Path | None = None
+    ) -> ModerationConfig:
+        """``rails_dir``: where ``category_files`` are (None: the app's own rails directory)."""
+        data = _with_category_files(data or {}, rails_dir)
         profanity = data.get("profanity", {}) or {}
         lexicon = compile_lexicon(data.get("lexicon", {}) or {})
         return cls(
@@ -76,6 +85,32 @@ class ModerationConfig:
     @property
     def group(self) -> re.Pattern[str]:
         return re.compile(r"\b(?:" + self.lexicon["group"] + r")\b" if "group" in self.lexicon else "(?!)")
+
+
+def _with_category_files(data: Mapping[str, Any], rails_dir: Path | None) -> Mapping[str, Any]:
+    """The config with each file of ``category_files`` merged in: its lexicon beside the config's, its
+    categories after them."""
+    names = data.get("category_files") or ()
+    if not names:
+        return data
+    lexicon = dict(data.get("lexicon") or {})
+    categories = list(data.get("categories") or ())
+    for name in names:
+        path = (rails_dir or _app_rails_dir()) / str(name)
+        part = load_yaml(path) or {}
+        for key, words in (part.get("lexicon") or {}).items():
+            if key in lexicon:
+                raise ValueError(f"{path}: word list {{{key}}} is already in the moderation lexicon")
+            lexicon[key] = words
+        categories += list(part.get("categories") or ())
+    return {**data, "lexicon": lexicon, "categories": categories}
+
+
+def _app_rails_dir() -> Path:
+    # imported here: the app's settings module is heavier than the moderation package that reads rules
+    from webapp.config import resource_dir
+
+    return resource_dir("rails")
 
 
 def _choice(value: object, allowed: tuple[str, ...]) -> str:
