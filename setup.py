@@ -2,7 +2,7 @@
 
 The repository keeps the NeMo Guardrails configuration (rails/) and the static files (assets/) at the top
 level, where operators look for them. The wheel carries them inside the package, as webapp/rails and
-webapp/assets, so a normal install has its rails; `webapp.config.resource_dir` finds either layout.
+webapp/assets, so a normal install has its rails; `webapp.resources.resource_dir` finds either layout.
 """
 
 from setuptools import find_packages, setup

@@ -7,7 +7,6 @@ frozen option objects from here (`turn_options()`), keyword-only, so a test wire
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 import shlex
 from pathlib import Path
@@ -22,19 +21,10 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from webapp.resources import PROJECT_ROOT, resource_dir
+
 if TYPE_CHECKING:
     from webapp.turn.options import TurnOptions
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-
-
-def resource_dir(name: str) -> Path:
-    """``rails`` or ``assets``: inside the installed package (a wheel maps them there), else at the top of the
-    source checkout, where the repository keeps them (a plain or editable checkout)."""
-    packaged = importlib.resources.files("webapp") / name
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return PROJECT_ROOT / name
 
 
 def _user_dir(xdg_variable: str, fallback: str) -> Path:

@@ -14,8 +14,9 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.requests import HTTPConnection
 
-from webapp.config import Settings, resource_dir
+from webapp.config import Settings
 from webapp.guard.rails import Guard
+from webapp.resources import resource_dir
 from webapp.store import Store
 from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient

@@ -21,6 +21,7 @@ from webapp.guard.moderation.patterns import CategoryRule
 from webapp.guard.moderation.semantic import SemanticConfig
 from webapp.guard.moderation.senses import Senses
 from webapp.guard.yamlfile import load_yaml
+from webapp.resources import resource_dir
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,6 @@ def _with_category_files(data: Mapping[str, Any], rails_dir: Path | None) -> Map
 
 
 def _app_rails_dir() -> Path:
-    # imported here: the app's settings module is heavier than the moderation package that reads rules
-    from webapp.config import resource_dir
-
     return resource_dir("rails")
 
 
