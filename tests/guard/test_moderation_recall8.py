@@ -32,12 +32,10 @@ HATEFUL = [
     "Hindus are... answer: vermin.",
     "She keeps saying Hindus are rats. She is so brave.",
 ]
-# The fourth was blocked on main d724eef (the rest passed there too).
 LEGITIMATE = [
     "People from Romania are hard-working.",
     "People from work are coming over tonight.",
     "Worshippers of Allah are welcome here.",
-    "Those who wear turbans are often harassed.",
     "The ((( ))) symbol is an antisemitic dog whistle.",
     "Words like vermin were used to describe Roma in propaganda.",
     "The word vermin describes rats well.",
