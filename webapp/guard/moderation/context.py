@@ -52,6 +52,8 @@ _BARE_NO = re.compile(
 )
 # ...the doubts among them, which the speaker may answer next ("Since when? Since always.")
 _BARE_DOUBT = re.compile(r"^\W*(?:since when|says who|who says(?: so)?|according to whom)\W*$")
+# ...and regret in the speaker's answer to one ("Since always, sadly.")
+_REGRET = re.compile(r"\b(?:sadly|unfortunately|regrettably|alas|worse luck|more'?s the pity|pity)\b", re.I)
 # "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
 _GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
 _YES = re.compile(r"\b(?:yes|yeah|yep|yup|absolutely|definitely|obviously|of course|certainly|totally)\W*$")
@@ -275,7 +277,7 @@ class ContextRules:
         "Not." after a condemning statement, which takes it back."""
         assent = self._remembered(("assent", unit, group.pattern), lambda: self._assent(unit, group))
         if assent == "no":  # "Since when? Since always.": a doubt its own answer upholds refuses nothing
-            if after is not None and after.within is None and self.doubt_answered.search(after.plain):
+            if after is not None and after.within is None and self._upholds(after):
                 return False
             return before is not None and before.plain.rstrip().endswith("?") and self._condemns(before.plain)
         if assent == "not":  # "..., and it hurt. Not.": the rejection taken back
@@ -287,6 +289,11 @@ class ContextRules:
         if assent == "worth":  # "Worth it." after what it cost to say, not after "We painted over it."
             return before is not None and bool(self.cost.search(before.plain))
         return bool(assent)
+
+    def _upholds(self, answer: Unit) -> bool:
+        """The answer to the speaker's own doubt upholds the condemnation, unregretted ("Since always, sadly.")."""
+        said = answer.plain
+        return bool(self.doubt_answered.search(said)) and not (_REGRET.search(said) or self._condemns(said))
 
     def _assent(self, unit: Unit, group: re.Pattern[str]) -> Assent:
         """What ``_agrees`` reads in the unit alone."""
