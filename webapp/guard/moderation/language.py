@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from webapp.guard.moderation.memo import Memo, text_bytes
-from webapp.guard.moderation.readback import best_reading
+from webapp.guard.moderation.readback import readings
 from webapp.guard.moderation.surface import as_shown
 from webapp.guard.moderation.text import sentences
 from webapp.guard.moderation.unknownwords import OPENS as _OPENS
@@ -54,7 +54,7 @@ class Language:
 class _Reading(NamedTuple):
     language: Language | None  # None: English
     short: bool  # too short to tell alone
-    back: str | None = None  # read back from upside down or back to front
+    back: tuple[str, ...] = ()  # read back from upside down or back to front
     unknown: bool = False  # told by its unknown words alone (a sentence still growing may yet say otherwise)
 
 
@@ -113,7 +113,7 @@ class LanguageGate:
             "language_units",
             max_entries=UNIT_CACHE_SIZE,
             max_bytes=UNIT_CACHE_BYTES,
-            size_of=lambda unit, read: text_bytes(unit) + text_bytes(read.back or "") + 100,
+            size_of=lambda unit, read: text_bytes(unit) + sum(map(text_bytes, read.back)) + 100,
         ),
         compare=False,
         repr=False,
@@ -198,7 +198,7 @@ class LanguageGate:
     def read_back(self, text: str, *, partial: bool = False) -> list[str]:
         """The units written upside down or back to front, read back (readback.py): the rules judge these
         readings, and ``unread`` counts such a unit as English."""
-        return [back for unit in self._split(text, partial=partial) if (back := self._language(unit)[2])]
+        return [back for unit in self._split(text, partial=partial) for back in self._language(unit).back]
 
     def _split(self, text: str, *, partial: bool) -> list[str]:
         written = _visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
@@ -235,9 +235,13 @@ class LanguageGate:
             return _Reading(language, short)
         if self.unknown is None or not (found := self.unknown.read(as_shown(unit)))[0]:
             return _Reading(None, False)
-        back = best_reading(unit, self.unknown.english_word, plain_words)
-        if back is not None and not self.unknown.read(as_shown(back))[0]:
-            return _Reading(None, False, back)
+        backs = [
+            back
+            for back in readings(unit, self.unknown.english_word, plain_words)
+            if not self.unknown.read(as_shown(back))[0]
+        ]
+        if backs:
+            return _Reading(None, False, tuple(backs))
         # named by the listed words it holds, if any ("O Brasil é um país ...": Portuguese)
         hits = Counter(c for w in plain_words(as_shown(unit)) for c in self.latin.get(w, ()))
         code = max(hits, key=hits.__getitem__, default="")

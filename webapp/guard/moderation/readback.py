@@ -11,6 +11,7 @@ way that gives an English word is kept.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 _LEADING_STOP = re.compile(r"^(\W*)(.*?)$", re.DOTALL)
@@ -25,26 +26,35 @@ _TURNED = {
 _SWAPPED = dict(zip("undpbqMW,'", "nupdqbWM',", strict=True))
 
 
-def best_reading(unit: str, english: Callable[[str], bool], words: Callable[[str], list[str]]) -> str | None:
-    """The unit read back to front, or turned the right way up when it holds an upside-down letter, whichever
-    has more English words (``english`` of each of ``words``); None unless that is more than the unit as
-    written has and most of the reading's words are English."""
+def readings(unit: str, english: Callable[[str], bool], words: Callable[[str], list[str]]) -> list[str]:
+    """The unit read back to front, and turned the right way up when it holds an upside-down letter (once
+    preferring each word as written, once with its ASCII pairs flipped: "ǝᴉp" is "pie" or "die", and every
+    reading is judged); those with more English words (``english`` of each of ``words``) than the unit as
+    written, most of their words English."""
 
     def score(text: str) -> int:
         return sum(map(english, words(text)))
 
-    back = _LEADING_STOP.sub(r"\2\1", unit[::-1])  # ".nimrev" reads back as "vermin."
+    # a turned full stop "˙" is a space and a combining dot once normalised: the dot is no letter
+    unit = "".join(c for c in unit if not unicodedata.combining(c))
+    back = _LEADING_STOP.sub(r"\2\1", unit[::-1]).strip()  # ".nimrev" reads back as "vermin."
     found = [back]
     if any(c in _TURNED for c in unit):
-        found.append(" ".join(_upright(w, lambda t: score(t) > 0) for w in back.split(" ")))
-    best = max(found, key=score)
-    count = len(words(best))
-    return best if count and score(best) > score(unit) and 2 * score(best) > count else None
+        is_english = lambda t: score(t) > 0  # noqa: E731
+        found += [" ".join(_upright(w, is_english, flip) for w in back.split(" ")) for flip in (False, True)]
+    written = score(unit)
+    kept: list[str] = []
+    for reading in found:
+        count = len(words(reading))
+        if count and score(reading) > written and 2 * score(reading) > count and reading not in kept:
+            kept.append(reading)
+    return kept
 
 
-def _upright(word: str, is_english: Callable[[str], bool]) -> str:
-    """The word turned back, its ASCII pairs flipped too ("suɯılsnW": "Muslims") unless only the word left as
-    the generator wrote them is English ("uoʎ": "you", not "yon": generators differ on those pairs)."""
+def _upright(word: str, is_english: Callable[[str], bool], flip: bool) -> str:
+    """The word turned back; ``flip``: its ASCII pairs flipped too unless only the word as the generator left
+    them is English ("suɯılsnW": "Muslims"; "uoʎ": "you", not "yon"); else the other way round."""
     turned = "".join(_TURNED.get(c, c) for c in word)
     flipped = "".join(_TURNED.get(c) or _SWAPPED.get(c, c) for c in word)
-    return turned if is_english(turned) else flipped
+    first, second = (flipped, turned) if flip else (turned, flipped)
+    return first if is_english(first) or not is_english(second) else second
