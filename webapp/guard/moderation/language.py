@@ -228,12 +228,13 @@ class LanguageGate:
                 return _Reading(*scripted)
         # a curly quote or a dash is no accent: only letters English does not write mark another language
         accented = any(_accented_letter(c) for c in unit)
-        language, short = self._latin(as_shown(unit), accented=accented)
+        shown = as_shown(unit)
+        language, short = self._latin(shown, accented=accented)
         if language is None and not unit.isascii():
             language = self._accented(unit)
         if language is not None:
             return _Reading(language, short)
-        if self.unknown is None or not (found := self.unknown.read(as_shown(unit)))[0]:
+        if self.unknown is None or not (found := self.unknown.read(shown))[0]:
             return _Reading(None, False)
         backs = [
             back
@@ -243,7 +244,7 @@ class LanguageGate:
         if backs:
             return _Reading(None, False, tuple(backs))
         # named by the listed words it holds, if any ("O Brasil é um país ...": Portuguese)
-        hits = Counter(c for w in plain_words(as_shown(unit)) for c in self.latin.get(w, ()))
+        hits = Counter(c for w in plain_words(shown) for c in self.latin.get(w, ()))
         code = max(hits, key=hits.__getitem__, default="")
         return _Reading(
             Language(code, self.names[code]) if code else Language("", ""), found[1], unknown=True

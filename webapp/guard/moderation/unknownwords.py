@@ -69,6 +69,10 @@ class UnknownWords:
 
     def read(self, unit: str) -> tuple[bool, bool]:
         """(whether most of the unit's words are no English word, whether it is too short to tell alone)."""
+        # English prose holds so many listed English words that even all the others unknown would be too few
+        rough = [w for w in WORD.findall(unit.lower()) if len(w) > 1]  # "i" and "a" are not counted below
+        if len(rough) <= self.limits.per_english * sum(self.english.get(w, 0.0) for w in rough):
+            return False, False
         unit = _CODE.sub(" ", self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit))
         english: float = len(_CONTRACTED.findall(unit))
         # an unknown word of two letters says little ("ki" is a cut "kill", "ay" a sigh) unless a language lists it
@@ -133,7 +137,7 @@ def plain_words(unit: str) -> list[str]:
             continue
         name_follows = False
         if len(word) >= 2 and not word.isupper():
-            words.append(unaccented(word.lower()))
+            words.append(word.lower() if word.isascii() else unaccented(word.lower()))
     return words[::-1]
 
 
