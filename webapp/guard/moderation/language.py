@@ -243,12 +243,11 @@ class LanguageGate:
         ]
         if backs:
             return _Reading(None, False, tuple(backs))
-        # named by the listed words it holds, if any ("O Brasil é um país ...": Portuguese)
+        # named by the listed words it holds, two or more ("O Brasil é um país muito ...": Portuguese)
         hits = Counter(c for w in plain_words(shown) for c in self.latin.get(w, ()))
-        code = max(hits, key=hits.__getitem__, default="")
-        return _Reading(
-            Language(code, self.names[code]) if code else Language("", ""), found[1], unknown=True
-        )
+        code, count = max(hits.items(), key=lambda hit: (hit[1], hit[0]), default=("", 0))
+        named = Language(code, self.names[code]) if count >= self.limits.min_hits else Language("", "")
+        return _Reading(named, found[1], unknown=True)
 
     def _script(self, unit: str) -> tuple[Language | None, bool] | None:
         """The unit's other script, if its letters are another script's; None: read it as Latin letters."""
