@@ -234,20 +234,22 @@ class LanguageGate:
             language = self._accented(unit)
         if language is not None:
             return _Reading(language, short)
-        if self.unknown is None or not (found := self.unknown.read(shown))[0]:
+        if self.unknown is None or not (found := self.unknown.read(shown)).garbled:
             return _Reading(None, False)
         backs = [
             back
             for back in readings(unit, self.unknown.english_word, plain_words)
-            if not self.unknown.read(as_shown(back))[0]
+            if not self.unknown.read(as_shown(back)).garbled
         ]
         if backs:
             return _Reading(None, False, tuple(backs))
+        if not found.unread:
+            return _Reading(None, False)
         # named by the listed words it holds, two or more ("O Brasil é um país muito ...": Portuguese)
         hits = Counter(c for w in plain_words(shown) for c in self.latin.get(w, ()))
         code, count = max(hits.items(), key=lambda hit: (hit[1], hit[0]), default=("", 0))
         named = Language(code, self.names[code]) if count >= self.limits.min_hits else Language("", "")
-        return _Reading(named, found[1], unknown=True)
+        return _Reading(named, found.short, unknown=True)
 
     def _script(self, unit: str) -> tuple[Language | None, bool] | None:
         """The unit's other script, if its letters are another script's; None: read it as Latin letters."""

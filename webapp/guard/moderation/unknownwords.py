@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 # A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
 WORD = re.compile(r"[^\W\d_]+'?")
@@ -53,6 +53,12 @@ class Limits(Protocol):
     def unknown_share(self) -> float: ...
 
 
+class Verdict(NamedTuple):
+    unread: bool  # most words are no English word
+    garbled: bool  # so, counting a last word that may be cut: worth reading back
+    short: bool  # too short to tell alone
+
+
 @dataclass(frozen=True)
 class UnknownWords:
     """``knows``: whether a lower-case word is English or a slip of it; ``english``: the listed English words
@@ -67,29 +73,32 @@ class UnknownWords:
     loan_phrases: re.Pattern[str]
     limits: Limits
 
-    def read(self, unit: str) -> tuple[bool, bool]:
-        """(whether most of the unit's words are no English word, whether it is too short to tell alone)."""
+    def read(self, unit: str) -> Verdict:
+        """Whether most of the unit's words are no English word (``unread``), and the same counting a last word
+        that may be cut (``garbled``: text written back to front ends in its first word, "... sweJ")."""
         # English prose holds so many listed English words that even all the others unknown would be too few
         rough = [w for w in WORD.findall(unit.lower()) if len(w) > 1]  # "i" and "a" are not counted below
         if len(rough) <= self.limits.per_english * sum(self.english.get(w, 0.0) for w in rough):
-            return False, False
+            return Verdict(False, False, False)
         unit = _CODE.sub(" ", self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit))
-        english: float = len(_CONTRACTED.findall(unit))
+        contractions = len(_CONTRACTED.findall(unit))
         # an unknown word of two letters says little ("ki" is a cut "kill", "ay" a sigh) unless a language lists it
         words = [
             w
             for w in plain_words(_CONTRACTED.sub(" ", unit))
             if len(w) > 2 or w in self.foreign or self.english_word(w)
         ]
-        if words and not _ENDED.search(unit) and not self.english_word(words[-1]):
-            words.pop()  # an answer cut at its length limit ends mid-word ("Spammers shou")
-        counted = english + len(words)
-        english += sum(self.english.get(w, 0.0) for w in words)
+        english = contractions + sum(self.english.get(w, 0.0) for w in words)
+        counted = contractions + len(words)
         # most units of English prose fail on dictionary lookups alone, before any slip is looked for
         if not self._enough(sum(not self.english_word(w, slips=False) for w in words), counted, english):
-            return False, False
-        unknown = sum(not self.english_word(w) for w in words)
-        return self._enough(unknown, counted, english), counted < self.limits.min_words
+            return Verdict(False, False, False)
+        known = [self.english_word(w) for w in words]
+        garbled = self._enough(known.count(False), counted, english)
+        # an answer cut at its length limit ends mid-word ("Spammers shou"): an unknown last word not counted
+        cut = bool(words) and not _ENDED.search(unit) and not known[-1]
+        unread = garbled and self._enough(known.count(False) - cut, counted - cut, english)
+        return Verdict(unread, garbled, counted < self.limits.min_words)
 
     def _enough(self, unknown: int, counted: float, english: float) -> bool:
         limits = self.limits
