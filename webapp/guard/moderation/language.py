@@ -108,6 +108,7 @@ class LanguageGate:
     # configuration without the semantic tier loads no speller).
     unknown: UnknownWords | None = None
     # A streamed answer is read again whole at every check: each unit's language is worked out once.
+    _recent: dict[tuple[str, bool], list[str]] = field(default_factory=dict, compare=False, repr=False)
     _units: Memo[str, _Reading] = field(
         default_factory=lambda: Memo(
             "language_units",
@@ -201,6 +202,16 @@ class LanguageGate:
         return [back for unit in self._split(text, partial=partial) for back in self._language(unit).back]
 
     def _split(self, text: str, *, partial: bool) -> list[str]:
+        """The text's units; the last text's are kept, since a check asks ``read_back`` then ``unread``."""
+        key = (text, partial)
+        recent = self._recent.get(key)
+        if recent is None:
+            recent = self._units_of(text, partial=partial)
+            self._recent.clear()  # one text, the one being checked (another thread's at worst: a recount)
+            self._recent[key] = recent
+        return recent
+
+    def _units_of(self, text: str, *, partial: bool) -> list[str]:
         written = _visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
         if partial:
             written = _CUT_WORD.sub("", written)
