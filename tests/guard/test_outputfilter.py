@@ -7,7 +7,7 @@ from tests.support.paths import (
     RAILS_DIR,
     TEST_DATA,
 )
-from webapp.guard.outputfilter import CHANNELS, FilterStep, OutputFilter
+from webapp.guard.outputfilter import CHANNELS, CheckPacer, FilterStep, OutputFilter
 from webapp.guard.rails import Guard
 from webapp.guard.rendered import rendered_urls
 from webapp.guard.urlpolicy import UrlPolicy
@@ -257,6 +257,39 @@ async def test_the_shipped_interval_checks_a_fast_stream_about_ten_times_a_secon
         await flt.feed("answer", f"word{i} ")
     await flt.flush()
     assert 10 <= len(spy.judged) <= 14  # 1.28 s of words: the first at once, then one check per 100 ms
+
+
+async def test_many_streams_at_once_space_their_checks_further_and_first_words_still_go_at_once():
+    now = [0.0]
+    pacer = CheckPacer(checks_per_s=20)  # three answers at once: each checked at most every 150 ms
+
+    def paced() -> tuple[OutputFilter, Spy]:
+        spy = Spy()
+        flt = OutputFilter(
+            url_policy=None, moderate=spy, min_check_interval_s=0.1, clock=lambda: now[0], pacer=pacer
+        )
+        return flt, spy
+
+    (flt, spy), others = paced(), [paced()[0] for _ in range(2)]
+    assert (await flt.feed("answer", "First ")).released == {"answer": "First "}  # at once, however busy
+    now[0] += 0.120
+    assert (await flt.feed("answer", "second ")).released == {}  # past 100 ms, not yet 150
+    now[0] += 0.040
+    assert (await flt.feed("answer", "third ")).released == {"answer": "second third "}
+    for other in others:
+        await other.flush()  # ended answers no longer count
+    now[0] += 0.110
+    assert (await flt.feed("answer", "fourth ")).released == {"answer": "fourth "}  # 100 ms again
+    assert spy.judged == ["First ", "First second third ", "First second third fourth "]
+
+
+def test_a_filter_that_checks_every_word_is_not_paced_and_a_dropped_filter_stops_counting():
+    pacer = CheckPacer(checks_per_s=1)
+    flt: OutputFilter | None = OutputFilter(url_policy=None, moderate=Spy(), pacer=pacer)
+    assert pacer.interval_s(0.0) == 0.0  # bench.moderation_eval's setting: every word, however many streams
+    assert pacer.interval_s(0.1) == 1.0  # one answer in flight at one check a second
+    flt = None  # a turn cancelled before its flush: nobody holds its filter any more
+    assert flt is None and pacer.interval_s(0.1) == 0.1
 
 
 @pytest.mark.parametrize("run", ["[", "<a ", "<!--", "[a](", '<a title="'])

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -156,6 +157,29 @@ class _Stream:
         del self.sentence_starts[:-RECENT_SENTENCES]
 
 
+class CheckPacer:
+    """Spaces the streamed checks of every answer in flight so that together they run at most about
+    ``checks_per_s`` times a second: each check holds the event loop ~1 ms, and at 64 streams checks every
+    100 ms are most of a core, so every stream's next words and every new turn's first words queue behind
+    them. With few streams the filter's own interval applies; with many, each stream's words come in larger
+    groups instead of later. A stream's first words are never held (the interval starts after them)."""
+
+    def __init__(self, checks_per_s: float) -> None:
+        self._checks_per_s = checks_per_s
+        self._live: weakref.WeakSet[OutputFilter] = weakref.WeakSet()  # a filter nobody holds is done
+
+    def join(self, stream: OutputFilter) -> None:
+        self._live.add(stream)
+
+    def leave(self, stream: OutputFilter) -> None:
+        self._live.discard(stream)
+
+    def interval_s(self, floor_s: float) -> float:
+        if floor_s <= 0 or self._checks_per_s <= 0:
+            return floor_s  # every word checked (moderation_eval's setting) stays so
+        return max(floor_s, len(self._live) / self._checks_per_s)
+
+
 @dataclass
 class _Tally:
     """Allow verdicts are summed per rail, not kept per piece: one line per rail in the audit trail."""
@@ -177,6 +201,7 @@ class OutputFilter:
         min_check_interval_s: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
         offload: Offload | None = None,
+        pacer: CheckPacer | None = None,
     ) -> None:
         """``offload``: how the checks of a piece that ends a sentence run (they may embed it, milliseconds
         the event loop would otherwise spend away from every other stream, so the embedding goes elsewhere);
@@ -194,6 +219,9 @@ class OutputFilter:
         self._min_check_interval_s = min_check_interval_s
         self._clock = clock
         self._offload = offload
+        self._pacer = pacer
+        if pacer is not None:
+            pacer.join(self)
         self._last_check = float("-inf")
         self._streams: dict[Channel, _Stream] = {c: _Stream() for c in CHANNELS}
         self._tallies: dict[str, _Tally] = {}
@@ -205,15 +233,21 @@ class OutputFilter:
         stream = self._streams[channel]
         stream.pending += text
         now = self._clock()
-        if stream.released and now - self._last_check < self._min_check_interval_s:
+        if stream.released and now - self._last_check < self._interval_s():
             return FilterStep()  # the next delta brings more words to judge in the same check
         piece, consumed = self._next_piece(stream, final=False)
         if piece:
             self._last_check = now
         return await self._judge_and_release(channel, piece, consumed)
 
+    def _interval_s(self) -> float:
+        floor = self._min_check_interval_s
+        return floor if self._pacer is None else self._pacer.interval_s(floor)
+
     async def flush(self) -> FilterStep:
         """End of stream: release what waited (unfinished constructs escaped), then the whole-answer rails."""
+        if self._pacer is not None:
+            self._pacer.leave(self)
         if self._block is not None:
             return FilterStep(block=self._block)
         released: dict[Channel, str] = {}

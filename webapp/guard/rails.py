@@ -28,7 +28,7 @@ from webapp.guard.checks import REGISTERED_RAILS, RailChecks, rail_of_flow, regi
 from webapp.guard.flows import ActionFlow, ActionRunner, plain_flows
 from webapp.guard.moderation import ModelModerationConfig, ModelModerator, ModerationConfig, Moderator
 from webapp.guard.offload import Offload
-from webapp.guard.outputfilter import OutputFilter
+from webapp.guard.outputfilter import CheckPacer, OutputFilter
 from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
 from webapp.guard.yamlfile import load_yaml
@@ -48,6 +48,7 @@ class GuardSettings:
     model_moderation: ModelModerationConfig
     hold_chars: int = 1000  # an unfinished link/tag longer than this is released escaped
     min_check_ms: int = 100  # after the first words, streamed checks run at most this often
+    checks_per_s: float = 300  # and all answers in flight together at most about this often (CheckPacer)
 
     @classmethod
     def from_custom_data(
@@ -62,6 +63,7 @@ class GuardSettings:
             model_moderation=ModelModerationConfig.from_mapping(data.get("model_moderation")),
             hold_chars=int(data.get("stream_hold_chars", 1000)),
             min_check_ms=int(data.get("stream_min_check_ms", 100)),
+            checks_per_s=float(data.get("stream_checks_per_s", 300)),
         )
 
 
@@ -99,6 +101,7 @@ class Guard:
         dispatcher = rails.runtime.action_dispatcher
         self._runner = ActionRunner(dispatcher.registered_actions, rails.runtime.registered_action_params)
         self._offload = Offload(name="rails")  # a check that ends a sentence may embed it: off the loop
+        self._pacer = CheckPacer(settings.checks_per_s)  # shared by every answer this guard filters
         for flows in self._plain.values():
             self._runner.check(flows or [])
 
@@ -175,6 +178,7 @@ class Guard:
             hold_limit=self.settings.hold_chars,
             min_check_interval_s=self.settings.min_check_ms / 1000,
             offload=self._offload.check_embedding_elsewhere,
+            pacer=self._pacer,
         )
 
     async def aclose(self) -> None:
