@@ -18,7 +18,7 @@ from typing import Any
 
 from webapp.guard.moderation.lexicon import compile_lexicon, expand
 from webapp.guard.moderation.patterns import CategoryRule
-from webapp.guard.moderation.semantic import SemanticConfig
+from webapp.guard.moderation.semanticconfig import SemanticConfig
 from webapp.guard.moderation.senses import Senses
 from webapp.guard.yamlfile import load_yaml
 from webapp.resources import resource_dir

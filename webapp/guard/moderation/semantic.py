@@ -28,22 +28,24 @@ import logging
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from webapp.guard.moderation.content import carries_content, without_dangling_end
 from webapp.guard.moderation.context import ContextRules
+from webapp.guard.moderation.contrasts import Contrasts
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.fitting import balanced_fit, example_vectors
 from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, text_bytes
-from webapp.guard.moderation.studied import studied_harmful
+from webapp.guard.moderation.semanticconfig import SemanticConfig
+from webapp.guard.moderation.studied import studied_harmful, studied_legitimate
 from webapp.guard.moderation.text import Unit
+from webapp.guard.moderation.unnegated import unnegate
 from webapp.guard.yamlfile import load_yaml
 
 log = logging.getLogger(__name__)
@@ -54,69 +56,6 @@ SCORE_CACHE_BYTES = 8 << 20  # and at most this much of them (an estimate, see m
 _COMMENT_WORDS = 6  # a sentence this short after a benign one may be a comment on it ("More please.")
 # Leading conjunctions and trailing punctuation around a unit, not part of its shape.
 _BENIGN_EDGES = re.compile(r"^\W*(?:(?:and|but|so|yes|yeah|well|after all|of course)\W+)*|[\s.!?,;:'\")]+$")
-_UNNEGATE = (
-    (re.compile(r"\b(no one|nobody)\b"), "everyone"),
-    (re.compile(r"\bnothing\b"), "everything"),
-    (re.compile(r"\b(can't|cannot)\b"), "can"),
-    (re.compile(r"\bwon't\b"), "will"),
-    (re.compile(r"\b(\w+)n't\b"), r"\1"),
-    # "no more killing of X" is a call to stop a harm, left as written: the tier then leaves it to the rules
-    (re.compile(r"\b(not|never|no)\s+(?!more\s+\w+ing\b)"), ""),
-)
-
-
-def unnegate(text: str) -> str:
-    for pattern, replacement in _UNNEGATE:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-@dataclass(frozen=True)
-class SemanticConfig:
-    enabled: bool = True
-    examples: str = "moderation_examples.yml"  # relative to the rails directory
-    templates: str = ""  # the template corpus, relative to the rails directory (its train split is fitted)
-    threshold: float = 0.8  # probability of "harmful" at which this tier blocks on its own
-    # category -> its own such probability, where the studied corpora put it elsewhere than ``threshold``
-    thresholds: Mapping[str, float] = field(default_factory=dict)
-    gate: str = ""  # regex (lexicon names allowed); empty: every unit is embedded
-    denial_margin: float = 0.1  # a negated unit blocks only if it scores this much above its plain form
-    stride_words: int = 5  # an unfinished sentence is embedded every this many words while it streams
-    # category -> regex (lexicon names allowed) a unit must match for this tier to block it in that category
-    # on its own: hate names a group (or a pronoun for one), incitement to self-harm names the harm.
-    anchors: Mapping[str, str] = field(default_factory=dict)
-    # regex (lexicon names allowed): a negation standing over harm, the only kind that may deny it; empty:
-    # any negation may.
-    negated_harm: str = ""
-    swearing: str = ""  # regex (lexicon names allowed): words taken out before a unit is embedded
-    # regex (lexicon names allowed): whole units of ordinary text this classifier over-reads ("X are here to
-    # stay", "X were enslaved"): it leaves them to the rules, which still judge every word
-    benign: str = ""
-    # regex (lexicon names allowed): phrases that name no harm ("kill the cron job"), not counted as anchors
-    inert: str = ""
-    # a unit naming a group and a harm word, scored again as if said of these groups (groupswap.py)
-    group_swap: Mapping[str, Any] = field(default_factory=dict)
-    # passages that reject or hold a quoted claim (relative to the rails directory; ``stance.py``), and the
-    # probability of "rejects" at which a quote or reported claim counts as counter-speech; empty: none
-    stance: str = ""
-    stance_threshold: float = 0.8
-    # studied corpora (relative to the rails directory) whose hateful texts are fitted as harmful beside the
-    # examples (studied.py), each weighing this much against an example in the fit
-    studied: tuple[str, ...] = ()
-    studied_weight: float = 1.0
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None) -> SemanticConfig:
-        data = dict(data or {})
-        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
-        known["anchors"] = dict(known.get("anchors") or {})
-        known["group_swap"] = dict(known.get("group_swap") or {})
-        known["studied"] = tuple(known.get("studied") or ())
-        known["thresholds"] = {str(k): float(v) for k, v in (known.get("thresholds") or {}).items()}
-        for name in ("benign", "inert"):  # a list of alternatives, or one regex
-            if isinstance(known.get(name), list):
-                known[name] = "|".join(f"(?:{p})" for p in known[name])
-        return cls(**known)
 
 
 def load_examples(path: Path, templates: Path | None = None) -> tuple[list[str], list[str]]:
@@ -146,6 +85,8 @@ class SemanticClassifier:
         *,
         also_harmful: Sequence[str] = (),
         also_weight: float = 1.0,
+        contrasts: Sequence[str] = (),
+        nearness: tuple[float, float] = (2.0, 0.0),
         cache_dir: Path | None = None,
     ) -> None:
         vectors = example_vectors(encoder, [s.lower() for s in sentences], cache_dir)
@@ -160,6 +101,13 @@ class SemanticClassifier:
             answers = np.concatenate([harmful, np.ones(len(more), bool)])
             weights = np.concatenate([weights, np.full(len(more), also_weight)])
         self._model = balanced_fit(fitted, answers, weights)
+        legitimate = [vectors[~harmful]]
+        if contrasts:
+            legitimate.append(example_vectors(encoder, [t.lower() for t in contrasts], cache_dir))
+        similarity, margin = nearness
+        self._contrasts = Contrasts(
+            np.vstack(legitimate), fitted[answers], similarity=similarity, margin=margin
+        )
         categories = sorted({label for label in labels if label != ALLOWED})
         self._categories = categories
         centroids = np.vstack([vectors[np.array(labels) == c].mean(axis=0) for c in categories])
@@ -189,6 +137,11 @@ class SemanticClassifier:
                 known[text] = score
         return [known[t] for t in texts]
 
+    def contrasted(self, text: str) -> bool:
+        """Whether the text is nearest a legitimate sentence (contrasts.py); its vector is the encoder's
+        remembered one, so this costs a comparison, not an embedding."""
+        return self._contrasts.excuses(self._encoder.encode([text])[0])
+
 
 def _score_bytes(text: str, score: tuple[float, str]) -> int:
     return text_bytes(text) + 120  # the tuple and its float; the category name is shared
@@ -205,19 +158,31 @@ def fitted_classifier(
     *,
     studied: Sequence[Path] = (),
     studied_weight: float = 1.0,
+    contrasts: Mapping[Path, Sequence[str]] | None = None,
+    nearness: tuple[float, float] = (2.0, 0.0),
     cache_dir: Path | None = None,
 ) -> SemanticClassifier:
     """One fit per encoder and example files in a process: every Guard built from the same rails shares it
     (and concurrent builds wait for the first instead of embedding the examples again)."""
     digest = hashlib.sha256(examples.read_bytes())
-    for path in [*([templates] if templates is not None else []), *studied]:
+    for path in [*([templates] if templates is not None else []), *studied, *(contrasts or {})]:
         digest.update(path.read_bytes())
-    key = (id(encoder), f"{digest.hexdigest()}:{studied_weight}")
+    key = (
+        id(encoder),
+        f"{digest.hexdigest()}:{studied_weight}:{nearness}:{sorted((contrasts or {}).items())}",
+    )
     with _fitted_lock:
         if key not in _fitted:
             texts, labels, also = *load_examples(examples, templates), studied_harmful(studied)
             _fitted[key] = SemanticClassifier(
-                encoder, texts, labels, also_harmful=also, also_weight=studied_weight, cache_dir=cache_dir
+                encoder,
+                texts,
+                labels,
+                also_harmful=also,
+                also_weight=studied_weight,
+                contrasts=studied_legitimate(contrasts or {}),
+                nearness=nearness,
+                cache_dir=cache_dir,
             )
         return _fitted[key]
 
@@ -290,9 +255,16 @@ class SemanticTier:
     ) -> None:
         """Embed the examples (or read their vectors from ``cache_dir``) and fit; run in a thread at start."""
         studied = [examples.parent / p for p in self.config.studied]
-        weight = self.config.studied_weight
+        contrasts = {examples.parent / p: names for p, names in self.config.contrasts.items()}
         self._classifier = fitted_classifier(
-            encoder, examples, templates, studied=studied, studied_weight=weight, cache_dir=cache_dir
+            encoder,
+            examples,
+            templates,
+            studied=studied,
+            studied_weight=self.config.studied_weight,
+            contrasts=contrasts,
+            nearness=(self.config.contrast_similarity, self.config.contrast_margin),
+            cache_dir=cache_dir,
         )
         self._ready.set()
 
@@ -340,9 +312,9 @@ class SemanticTier:
                 continue  # negation did not make it clearly worse: it may deny harm, leave it to the rules
             if denial and self._context.denies_insult(text):
                 continue  # "Women are not objects": the embedding barely sees the "not"; the rules judge it
-            if probability >= self.config.thresholds.get(category, self.config.threshold) and self._anchored(
-                category, text
-            ):
+            if probability < self.config.thresholds.get(category, self.config.threshold):
+                continue
+            if self._anchored(category, text) and not classifier.contrasted(text):
                 return category
         return None
 

@@ -28,7 +28,7 @@ import numpy as np
 from webapp.guard.moderation.embedder import EmbeddingNeeded, Encoder
 from webapp.guard.moderation.fitting import example_vectors
 from webapp.guard.moderation.memo import Memo, text_bytes
-from webapp.guard.moderation.semantic import unnegate
+from webapp.guard.moderation.unnegated import unnegate
 from webapp.guard.yamlfile import load_yaml
 
 log = logging.getLogger(__name__)

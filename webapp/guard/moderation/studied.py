@@ -10,7 +10,8 @@ a fresh install (the vectors are cached after). Each line fitted a second time w
 "they"/"them" lost more legitimate texts than it gained hateful ones (docs/moderation.md), so it is not.
 
 Their legitimate texts are not fitted: most are counter-speech that quotes the hate, and fitted as allowed
-they taught the classifier that hate is fine.
+they taught the classifier that hate is fine. The look-alikes among them (positive, neutral, reclaimed) are
+the sentences a unit about to be blocked is compared with instead (contrasts.py).
 """
 
 from __future__ import annotations
@@ -27,11 +28,22 @@ _PLACEHOLDER = re.compile(r"\{(group|one|noun)\}")
 
 def studied_harmful(paths: Sequence[Path]) -> list[str]:
     """Every studied corpus's "block" lines, each filled with one group (the file's groups in turn)."""
+    return _lines({path: None for path in paths}, "block")
+
+
+def studied_legitimate(categories: Mapping[Path, Sequence[str]]) -> list[str]:
+    """The "pass" lines of the named categories of each studied corpus, filled the same way: the legitimate
+    look-alikes (positive, neutral, reclaimed), not the counter-speech that quotes the hate."""
+    return _lines({path: set(names) for path, names in categories.items()}, "pass")
+
+
+def _lines(categories: Mapping[Path, set[str] | None], side: str) -> list[str]:
     texts: list[str] = []
-    for path in paths:
+    for path, wanted in categories.items():
         data: Mapping[str, Any] = load_yaml(path) or {}
         groups: Sequence[Mapping[str, str]] = data.get("groups") or [{}]
-        lines = [str(t) for items in (data.get("block") or {}).values() for t in items or ()]
+        chosen = [items for name, items in (data.get(side) or {}).items() if wanted is None or name in wanted]
+        lines = [str(t) for items in chosen for t in items or ()]
         texts += [_filled(line, groups[i % len(groups)]) for i, line in enumerate(lines)]
     return list(dict.fromkeys(texts))
 
