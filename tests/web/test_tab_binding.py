@@ -51,17 +51,42 @@ def test_another_browser_with_the_same_session_hash_reads_nothing(
     assert SECRET in own and "process_completed" in own  # the page itself works as before
 
 
-def test_another_browser_cannot_cancel_a_tabs_turn(app: LiveApp, upstream: ScriptedUpstream) -> None:
+def _generating(stream: Iterator[str], count: int) -> bool:
+    """Whether ``count`` more updates of a running event arrive before it completes."""
+    for line in stream:
+        if '"process_completed"' in line:
+            return False
+        if '"process_generating"' in line:
+            count -= 1
+            if count == 0:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("hash_sent", ["her own tab's", "the tab's"])
+def test_another_browser_cannot_cancel_a_tabs_turn_by_its_event_id(
+    app: LiveApp, upstream: ScriptedUpstream, hash_sent: str
+) -> None:
+    """Gradio's /cancel stops whatever event id a body names: Mallory, knowing Alice's event id, stopped
+    Alice's answer from a tab of her own (60 words streamed -> 18). The answer never ends by itself here, so
+    it keeps streaming after her cancel only if the cancel did nothing; then Alice's own Stop still works."""
     with app.client() as alice, app.client() as mallory:
         queue = GradioQueue(alice)
         submit = queue.fn_index("on_submit")
-        upstream.push(Script(answer=["word "] * 40, delay_s=0.02))
-        join = queue.join(submit, [{"text": "count", "files": []}, None, "Instant"])
-        event_id = join.json()["event_id"]
-        body = {"session_hash": queue.session_hash, "fn_index": submit, "event_id": "not-" + event_id}
-        assert mallory.post("/gradio_api/cancel", json=body).status_code == 200
-        own = read_stream(alice, queue.session_hash)
-    assert own.count("word") >= 40 and '"success": true' in own.replace('"success":true', '"success": true')
+        upstream.push(Script(answer=["word "], endless=True, delay_s=0.01))
+        event_id = queue.join(submit, [{"text": "count", "files": []}, None, "Instant"]).json()["event_id"]
+        own_tab = {"session_hash": queue.session_hash, "fn_index": submit, "event_id": event_id}
+        with queue.stream() as stream:
+            lines = stream.iter_lines()
+            assert _generating(lines, 1)
+            session_hash = (
+                GradioQueue(mallory).session_hash if hash_sent == "her own tab's" else queue.session_hash
+            )
+            refused = mallory.post("/gradio_api/cancel", json={**own_tab, "session_hash": session_hash})
+            assert refused.status_code == 404
+            assert _generating(lines, 20), "another browser's /cancel stopped the tab's answer"
+            assert alice.post("/gradio_api/cancel", json=own_tab).status_code == 200
+            assert not _generating(lines, 1000)  # the tab's own Stop ended it
 
 
 @pytest.mark.parametrize("key", ["session%5Fhash", "%73ession_hash", "session_has%68"])

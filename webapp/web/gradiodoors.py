@@ -5,7 +5,8 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
   http(s) URL) before a handler runs, and for a mounted app it never checks that the file was uploaded;
 - `/gradio_api/file=<url>` fetches any public URL for anyone, `/gradio_api/proxy=` forwards requests;
 - its 403 bodies echo the requested path back;
-- `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one;
+- `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one, and
+  `/cancel` stops whichever event its body names, whichever tab sends it (``webapp.web.eventledger``);
 - routes this app never uses stay open to anyone: `/dev/reload` holds a connection that polls every 50 ms
   for as long as a client keeps it, `/process_recording` takes a video and runs ffmpeg on it with the
   client's parameters, `/component_server` calls component functions, and each release adds more. So Gradio
@@ -31,6 +32,7 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
+from webapp.web.eventledger import EventLedger
 from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
@@ -79,6 +81,7 @@ PAGE_ROUTES = {
     ),
 }
 QUEUE_JOIN = "/gradio_api/queue/join"
+CANCEL = "/gradio_api/cancel"
 
 
 def page_route(method: str, path: str, mounts: tuple[str, ...] = ()) -> bool:
@@ -107,6 +110,7 @@ class GradioDoors:
         max_body: int = MAX_EVENT_BODY,
         events: Callable[[str], Container[int]] | None = None,
         user: Callable[[Scope], str | None] = lambda scope: None,
+        joined: EventLedger | None = None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -117,6 +121,7 @@ class GradioDoors:
         # The event ids of the page a path belongs to: Gradio answers an unknown fn_index with a 500.
         self.events = events
         self.user = user  # the name a request is signed in under (Gradio's login cookie), if any
+        self.joined = joined or EventLedger()  # which tab joined which event: only it may cancel the event
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -143,46 +148,52 @@ class GradioDoors:
             if owner is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
                 return
-            send = self._recording_uploads(send, owner)
+            send = _on_success(send, lambda body: self._record_uploads(owner, body))
         elif method == "POST":
-            body = await _read_body(receive, self.max_body)
-            if body is None:
-                await json_reply(send, 413, "Request too large.")
-                return
-            payload = _json(body)
-            refusal = self._body_refusal(path, payload, owner)
-            if refusal is not None:
-                await json_reply(send, *refusal)
-                return
-            if self.tabs.body(payload, browser):
-                body = json.dumps(payload).encode()
-                scope = _with_length(scope, len(body))
-            receive = _replay(body, receive)
+            await self._post(path, scope, receive, send, owner=owner, browser=browser)
+            return
         await self.app(scope, receive, send)
 
-    def _recording_uploads(self, send: Send, owner: str) -> Send:
-        """Note the paths Gradio's upload route answers with as this owner's (its body is a JSON list)."""
-        status, chunks = 0, []
-
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body" and status == 200:
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body", False):
-                    self._record(owner, b"".join(chunks))
-            await send(message)
-
-        return sending
-
-    def _record(self, owner: str, body: bytes) -> None:
-        try:
-            paths = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+    async def _post(
+        self, path: str, scope: Scope, receive: Receive, send: Send, *, owner: str | None, browser: str | None
+    ) -> None:
+        """An event, cancel, reset or login body: read whole, judged, its session hash bound, then handed on."""
+        body = await _read_body(receive, self.max_body)
+        if body is None:
+            await json_reply(send, 413, "Request too large.")
             return
+        payload = _json(body)
+        refusal = self._body_refusal(path, payload, owner)
+        if refusal is not None:
+            await json_reply(send, *refusal)
+            return
+        if self.tabs.body(payload, browser):
+            body = json.dumps(payload).encode()
+            scope = _with_length(scope, len(body))
+        if path.endswith(CANCEL) and not self._cancels_own(payload):
+            await json_reply(send, 404, "No such event in this tab.")
+            return
+        if path.endswith(QUEUE_JOIN):
+            send = _on_success(send, lambda answer: self._record_event(payload, answer))
+        await self.app(scope, _replay(body, receive), send)
+
+    def _record_uploads(self, owner: str, body: bytes) -> None:
+        """Note the paths Gradio's upload route answers with as this owner's (its body is a JSON list)."""
+        paths = _json(body)
         if isinstance(paths, list):
             self.ledger.record(owner, paths)
+
+    def _record_event(self, payload: object, body: bytes) -> None:
+        """Note the event id a join was answered with as the (bound) joining tab's."""
+        answer = _json(body)
+        if isinstance(payload, dict) and isinstance(answer, dict):
+            self.joined.record(answer.get("event_id"), payload.get("session_hash"))
+
+    def _cancels_own(self, payload: object) -> bool:
+        """Whether a cancel body names an event its own (bound) tab joined."""
+        return isinstance(payload, dict) and self.joined.joined(
+            payload.get("event_id"), payload.get("session_hash")
+        )
 
     async def _signed_in(self, scope: Scope) -> bool:
         """Ask Gradio's own login check, in process, with the request's cookies."""
@@ -265,6 +276,23 @@ def holds_lone_surrogate(value: object) -> bool:
         elif isinstance(item, list):
             stack.extend(item)
     return False
+
+
+def _on_success(send: Send, consume: Callable[[bytes], None]) -> Send:
+    """``send``, handing the whole body of a 200 answer to ``consume`` before its last part goes out."""
+    status, chunks = 0, []
+
+    async def sending(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body" and status == 200:
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                consume(b"".join(chunks))
+        await send(message)
+
+    return sending
 
 
 def _with_length(scope: Scope, length: int) -> Scope:
