@@ -12,7 +12,7 @@ import re
 from tests.support.paths import RAILS_DIR
 from webapp.guard.checks import RailChecks
 from webapp.guard.moderation import ModerationConfig, Moderator
-from webapp.guard.outputfilter import Channel, OutputFilter
+from webapp.guard.outputfilter import Channel, CheckPacer, OutputFilter
 from webapp.guard.yamlfile import load_yaml
 
 MODERATION_CONFIG = load_yaml(RAILS_DIR / "config.yml")["custom_data"]["moderation"]
@@ -48,6 +48,44 @@ async def streamed_blocked(
         if (await flt.feed(channel, piece)).block is not None:
             return True
     return (await flt.flush()).block is not None
+
+
+async def shown_before_block(
+    checks: RailChecks,
+    text: str,
+    channel: Channel = "answer",
+    *,
+    in_flight: int = 1,
+    min_check_ms: float = 0,
+    word_ms: float = 20,
+) -> str:
+    """What the output filter showed of ``text``, streamed word by word (a word every ``word_ms`` on the
+    filter's own clock), before it blocked it (all of it if it never did).
+    ``min_check_ms`` and ``in_flight`` pace the checks as the app does (``stream_min_check_ms``, and a
+    ``CheckPacer`` at 300 checks a second shared with ``in_flight - 1`` other answers)."""
+    now = [0.0]
+    pacer = CheckPacer(300) if min_check_ms else None
+    flt = OutputFilter(
+        url_policy=None,
+        moderate=lambda t: checks.moderation("output", [t], partial=True),
+        moderate_end=lambda t: checks.moderation("output", [t]),
+        may_be_reported=checks.moderator.may_be_reported,
+        min_check_interval_s=min_check_ms / 1000,
+        clock=lambda: now[0],
+        pacer=pacer,
+    )
+    # the other answers in flight: the pacer counts the filters someone holds, so they are held to the end
+    others = [OutputFilter(url_policy=None, moderate=None, pacer=pacer) for _ in range(in_flight - 1)]
+    shown = ""
+    for piece in re.findall(r"\S+\s*|\s+", text):
+        now[0] += word_ms / 1000
+        step = await flt.feed(channel, piece)
+        if step.block is not None:
+            return shown
+        shown += "".join(step.released.values())
+    step = await flt.flush()
+    del others
+    return shown if step.block is not None else shown + "".join(step.released.values())
 
 
 async def assert_blocked_whole_and_streamed(checks: RailChecks, text: str) -> None:
