@@ -32,6 +32,8 @@
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
     python -m bench.moderation_eval --corpus extremism      # violent extremism, mass violence, harm wishes: held-out
     python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
+    python -m bench.moderation_eval --corpus harassment     # harassment, self-harm incitement: held-out
+    python -m bench.moderation_eval --corpus harassment-dev # ...and its studied probes
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -135,6 +137,12 @@ CORPORA = {
     # slang, games, medicine and numbers. The held-out part was written before the round's first rule.
     "extremism": ROOT / "tests" / "data" / "moderation_extremism_heldout.yaml",
     "extremism-dev": ROOT / "tests" / "data" / "moderation_extremism_dev.yaml",
+    # Harassment of a person without a slur and self-harm incitement in other words (session 14), beside support
+    # for people in crisis, news about suicide, song lyrics named, banter about things. Held-out written first.
+    "harassment": ROOT / "tests" / "data" / "moderation_harassment_heldout.yaml",
+    "harassment-dev": ROOT / "tests" / "data" / "moderation_harassment_dev.yaml",
+    # ...and a second held-out set written after the rules (the first one's misses were in view as they were).
+    "harassment2": ROOT / "tests" / "data" / "moderation_harassment_heldout2.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -322,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
             "languages",
             "extremism",
             "extremism-dev",
+            "harassment",
+            "harassment-dev",
+            "harassment2",
         ),
         default="heldout",
     )
