@@ -106,6 +106,12 @@ def _ms(seconds: float | None) -> float | None:
 TurnFn = Callable[[httpx.AsyncClient], Awaitable[Turn]]
 
 
+def browser() -> httpx.AsyncClient:
+    """One simulated user's client: its own connections and cookies, as a browser has (see ``run_level``)."""
+    limits = httpx.Limits(max_connections=4)  # a turn holds one stream and, at its end, a join
+    return httpx.AsyncClient(timeout=httpx.Timeout(120.0), limits=limits)
+
+
 async def run_level(turn: TurnFn, streams: int, rounds: int) -> tuple[list[Turn], float]:
     """``streams`` users, each running ``rounds`` turns back to back; all start together.
 
@@ -116,8 +122,7 @@ async def run_level(turn: TurnFn, streams: int, rounds: int) -> tuple[list[Turn]
     turns: list[Turn] = []
 
     async def user() -> None:
-        limits = httpx.Limits(max_connections=4)  # a turn holds one stream and, at its end, a join
-        async with httpx.AsyncClient(timeout=httpx.Timeout(120.0), limits=limits) as client:
+        async with browser() as client:
             for _ in range(rounds):
                 turns.append(await turn(client))
 

@@ -20,11 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 from bench.answers import MODES
 from bench.extra import missing, py_spy_path
-from bench.load import Bench
+from bench.load import Bench, browser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,15 +72,15 @@ async def drive(bench: Bench, system: str, streams: int, seconds: float) -> int:
     turn, _ = await bench.turn_fn(system)
     deadline = time.monotonic() + seconds
     done = 0
-    async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=streams * 2 + 4)) as client:
 
-        async def user() -> None:
-            nonlocal done
+    async def user() -> None:
+        nonlocal done
+        async with browser() as client:
             while time.monotonic() < deadline:
                 await turn(client)
                 done += 1
 
-        await asyncio.gather(*(user() for _ in range(streams)))
+    await asyncio.gather(*(user() for _ in range(streams)))
     return done
 
 
