@@ -36,6 +36,8 @@ def _read(text: str) -> list[str]:
     [
         ("nimrev era sweJ", "Jews are vermin"),
         ("uoʎ llıʞ llıʍ I", "I will kill you"),  # "u" left unturned by the writer: read as "you", not "yon"
+        ("Wrjf ner irezva", "Jews are vermin"),  # ROT13
+        ("Nyy Wrjf fubhyq qvr.", "All Jews should die."),
         ("ʎʇɹǝdoɹd ǝɹɐ uǝɯoM", "Women are property"),  # "M" and "n" turned: read as "W" and "u"
         (
             unicodedata.normalize("NFKC", "˙noʎ llıʞ llıʍ I"),

@@ -10,7 +10,7 @@ from webapp.guard.moderation.config import ModerationConfig
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.lexicon import compile_lexicon
 from webapp.guard.rails import Guard
-from webapp.guard.yamlfile import DuplicateKeyError, load_text, load_yaml
+from webapp.guard.yamlfile import BooleanWordError, DuplicateKeyError, load_text, load_yaml
 
 
 def test_a_key_written_twice_is_refused_with_the_file_the_key_and_both_lines(tmp_path: Path):
@@ -46,9 +46,45 @@ def test_the_moderation_data_files_refuse_a_category_written_twice(tmp_path: Pat
             load_templates(path, "train")
 
 
-def test_the_shipped_rails_files_have_no_key_written_twice():
-    for path in sorted(RAILS_DIR.glob("*.yml")):
+def test_the_shipped_rails_files_have_no_key_written_twice_nor_a_word_read_as_a_boolean():
+    paths = sorted(RAILS_DIR.glob("*.y*ml"))
+    assert len(paths) > 10
+    for path in paths:
         assert load_yaml(path) is not None, path
+
+
+@pytest.mark.parametrize("word", ["no", "yes", "on", "off", "No", "OFF"])
+def test_a_bare_yaml_boolean_word_is_refused_with_the_file_and_line(word: str):
+    """YAML 1.1 reads them as False/True: the language lists' "no", "on", "off" and "yes" never matched."""
+    with pytest.raises(BooleanWordError) as caught:
+        load_text(f"english: [the, and,\n  {word}, way]\n", "lists.yml")
+    assert str(caught.value).startswith(f"lists.yml: line 2: {word!r} is read as a boolean: quote it")
+
+
+def test_a_quoted_word_and_a_setting_written_true_or_false_are_read():
+    assert load_text("words: [the, 'no', \"off\"]\nenabled: true\nstrict: False\n") == {
+        "words": ["the", "no", "off"],
+        "enabled": True,
+        "strict": False,
+    }
+
+
+def test_the_guard_refuses_a_config_with_a_boolean_written_as_a_word(tmp_path: Path):
+    target = tmp_path / "rails"
+    shutil.copytree(RAILS_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    config = target / "config.yml"
+    text = config.read_text()
+    assert "\n  allow_http: false\n" in text
+    config.write_text(text.replace("\n  allow_http: false\n", "\n  allow_http: no\n"))
+    with pytest.raises(BooleanWordError, match="config.yml: line \\d+: 'no' is read as a boolean"):
+        Guard.from_dir(target)
+
+
+@pytest.mark.parametrize("word", [None, 511, 1.5, True])
+def test_a_word_list_holding_anything_but_text_is_refused(word: object):
+    """An empty item is null and a bare 0777 is 511: the word written there would never be matched."""
+    with pytest.raises(ValueError, match=r"word list \{insult\} holds .*, not a word: quote it"):
+        compile_lexicon({"insult": ["rat", word]})
 
 
 def test_the_guard_refuses_a_config_with_a_key_written_twice(tmp_path: Path):

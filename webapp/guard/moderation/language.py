@@ -13,7 +13,6 @@ docs/moderation.md for the ones measured); the lists are data in ``rails/moderat
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections import Counter
@@ -22,8 +21,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from webapp.guard.moderation.encoded import decodings
 from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.readback import readings
+from webapp.guard.moderation.scripts import KANA as _KANA
+from webapp.guard.moderation.scripts import UNSPACED_SCRIPTS as _UNSPACED_SCRIPTS
+from webapp.guard.moderation.scripts import accented_letter as _accented_letter
+from webapp.guard.moderation.scripts import script_of as _script_of
+from webapp.guard.moderation.scripts import scripts as _scripts
 from webapp.guard.moderation.surface import as_shown
 from webapp.guard.moderation.text import sentences
 from webapp.guard.moderation.unknownwords import OPENS as _OPENS
@@ -31,15 +36,12 @@ from webapp.guard.moderation.unknownwords import PARTICLES as _PARTICLES
 from webapp.guard.moderation.unknownwords import WORD as _WORD
 from webapp.guard.moderation.unknownwords import KnowsWords, UnknownWords, plain_words
 from webapp.guard.moderation.unknownwords import unaccented as _unaccented
-from webapp.guard.yamlfile import load_yaml
+from webapp.guard.yamlfile import load_yaml, word_list
 
 # What a reader does not read as words of a language: links, inline code, addresses.
 _NOT_PROSE = re.compile(r"`[^`\n]*`|\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
 _ENGLISH_CONTRACTION = re.compile(r"(?<=[a-z])'(?:t|s|ll|re|ve|m|d)\b")
 _CUT_WORD = re.compile(r"\w+$")
-_UNSPACED_SCRIPTS = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI"})
-_KANA = frozenset({"HIRAGANA", "KATAKANA"})
-_SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}
 _NAMES = {"en": "English"}  # the readable language that has no word list (every other is English's foil)
 UNIT_CACHE_SIZE = 4096  # units whose language is remembered (least recently used out first)
 UNIT_CACHE_BYTES = 4 << 20  # and at most this much of them
@@ -124,18 +126,20 @@ class LanguageGate:
     def load(cls, path: Path, readable: Iterable[str], *, knows: KnowsWords | None = None) -> LanguageGate:
         """``knows``: whether a lower-case word is English or a slip of it (see ``unknown_words``)."""
         data: Mapping[str, Any] = load_yaml(path) or {}
-        listed = frozenset(str(w) for w in data.get("english") or ())
+        listed = frozenset(word_list(data, "english", path))
         latin: dict[str, set[str]] = {}
         names: dict[str, str] = {}
         for code, spec in (data.get("latin") or {}).items():
             names[str(code)] = str(spec["name"])
-            for word in spec.get("words") or ():
+            for word in word_list(spec, "words", path):
                 # read as the moderator reads it: "müssen" is "mussen"
-                latin.setdefault(_unaccented(str(word)), set()).add(str(code))
+                latin.setdefault(_unaccented(word), set()).add(str(code))
         # a word another language uses too ("to", "in", "die", "come") never counts for it, and half for English
         shared = listed & latin.keys()
         english = {w: 0.5 if w in shared else 1.0 for w in listed}
-        phrases = sorted({_unaccented(str(p)) for p in data.get("loan_phrases") or ()}, key=len, reverse=True)
+        phrases = sorted(
+            {_unaccented(p) for p in word_list(data, "loan_phrases", path)}, key=len, reverse=True
+        )
         limits = Thresholds.from_mapping(data)
         loan_phrases = (
             re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.IGNORECASE)
@@ -156,7 +160,7 @@ class LanguageGate:
             unknown=UnknownWords(
                 knows,
                 english,
-                frozenset(_unaccented(str(w)) for w in data.get("english_also") or ()),
+                frozenset(_unaccented(w) for w in word_list(data, "english_also", path)),
                 frozenset(latin.keys() - shared),
                 loan_phrases,
                 limits,
@@ -197,8 +201,9 @@ class LanguageGate:
         return None
 
     def read_back(self, text: str, *, partial: bool = False) -> list[str]:
-        """The units written upside down or back to front, read back (readback.py): the rules judge these
-        readings, and ``unread`` counts such a unit as English."""
+        """The units written upside down, back to front or in ROT13, read back (readback.py), and the text
+        encoded in them decoded (encoded.py): the rules judge these readings, and ``unread`` counts a unit read
+        back as English."""
         return [back for unit in self._split(text, partial=partial) for back in self._language(unit).back]
 
     def _split(self, text: str, *, partial: bool) -> list[str]:
@@ -227,6 +232,12 @@ class LanguageGate:
         return reading
 
     def _read(self, written: str) -> _Reading:
+        """The unit's language and readings (``_read_words``), with what is encoded in it decoded."""
+        reading = self._read_words(written)
+        decoded = decodings(written, self.unknown.english_word, plain_words) if self.unknown else []
+        return reading._replace(back=reading.back + tuple(decoded)) if decoded else reading
+
+    def _read_words(self, written: str) -> _Reading:
         """(the unit's language if it is not English, whether the unit was too short to tell alone, its
         reading if it is English written upside down or back to front). Scripts are told from the letters as
         written; Latin-script words as the moderator reads them (accents dropped, look-alike letters read as
@@ -351,38 +362,11 @@ class LanguageGate:
         return Language("", "") if accented >= self.limits.accented_share * len(words) else None
 
 
-def _scripts(unit: str) -> tuple[Counter[str], int]:
-    """(letters per non-Latin script, words of two letters or more in a script written with spaces), counting
-    only words written in one non-Latin script: a Latin word with a Cyrillic look-alike in it is an evasion
-    the moderator reads as Latin, not Russian. Vowel signs (Devanagari, Arabic, Thai marks) are part of their
-    word."""
-    counts: Counter[str] = Counter()
-    words = 0
-    for token in unit.split():
-        letters = [c for c in token if c.isalpha() or unicodedata.category(c).startswith("M")]
-        kinds = {_SAME_SCRIPT.get(k, k) for k in (_script_of(c) for c in letters if c.isalpha())}
-        if len(kinds) != 1 or "LATIN" in kinds:
-            continue
-        (kind,) = kinds
-        if kind == "CJK":  # Japanese writes kanji and kana in one word: the kana tell it from Chinese
-            counts.update("HIRAGANA" if _script_of(c) in _KANA else "CJK" for c in letters)
-            continue
-        counts[kind] += len(letters)
-        words += len(letters) >= 2 and kind not in _UNSPACED_SCRIPTS
-    return counts, words
-
-
 def _visible(text: str) -> str:
     """The text without format characters (zero-width spaces and joiners cannot split a word in two)."""
     if text.isascii():
         return text
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
-
-
-def _accented_letter(char: str) -> bool:
-    """A Latin letter with an accent ("é", "ñ", "ấ"): one that decomposes into a letter and a mark. Upside-down
-    and phonetic letters ("ɐ", "ʎ", "ǝ") and fillers that look like spaces are no language's accents."""
-    return not char.isascii() and char.isalpha() and unicodedata.decomposition(char) != ""
 
 
 def _with_particles(words: list[_Word]) -> list[_Word]:
@@ -392,9 +376,3 @@ def _with_particles(words: list[_Word]) -> list[_Word]:
         if marked[i + 1].named and marked[i].particle:
             marked[i] = _Word(0.0, frozenset(), True, True)
     return marked
-
-
-@functools.lru_cache(maxsize=4096)
-def _script_of(char: str) -> str:
-    name = unicodedata.name(char, "")
-    return name.split(" ", 1)[0] if name else "UNKNOWN"

@@ -29,10 +29,7 @@ def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
     """Word lists are YAML lists of regex alternatives (or one string) and may name other lists, above or
     below them: the file means the same in any order (a re-sorted file once stopped the app at start). A
     list that names an unknown list, or itself through others, is a config error that names them."""
-    written = {
-        str(name): "|".join([words] if isinstance(words, str) else [str(w) for w in words])
-        for name, words in data.items()
-    }
+    written = {str(name): "|".join(_alternatives(name, words)) for name, words in data.items()}
     lexicon: dict[str, str] = {}
 
     def resolved(name: str, trail: tuple[str, ...]) -> str:
@@ -48,6 +45,16 @@ def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
         return inner
 
     return {name: resolved(name, ()) for name in written}
+
+
+def _alternatives(name: object, words: object) -> list[str]:
+    """A list's alternatives; anything but text in it is refused (YAML reads a bare 0777 as 511 and an empty
+    item as null: the word written there would never be matched)."""
+    listed: list[object] = list(words) if isinstance(words, (list, tuple)) else [words]
+    wrong = [w for w in listed if not isinstance(w, str)]
+    if wrong:
+        raise ValueError(f"moderation word list {{{name}}} holds {wrong[0]!r}, not a word: quote it")
+    return [str(w) for w in listed]
 
 
 def caseless(pattern: str, lexicon: Mapping[str, str], *, gated: bool = True) -> CaselessPattern:

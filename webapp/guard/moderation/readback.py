@@ -1,5 +1,5 @@
-"""Text written so the rules cannot read it, read back: upside down ("uoʎ llıʞ llıʍ I") or back to front
-("nimrev era sweJ.").
+"""Text written so the rules cannot read it, read back: upside down ("uoʎ llıʞ llıʍ I"), back to front
+("nimrev era sweJ.") or in ROT13 ("Wrjf ner irezva.").
 
 Both are English a person reads at a glance and the rules never do: every word is unknown to them. The
 language gate asks for a reading only of a unit whose words are mostly no English word, and keeps it only when
@@ -10,6 +10,7 @@ way that gives an English word is kept.
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from collections.abc import Callable
@@ -27,8 +28,8 @@ _SWAPPED = dict(zip("undpbqMW,'", "nupdqbWM',", strict=True))
 
 
 def readings(unit: str, english: Callable[[str], bool], words: Callable[[str], list[str]]) -> list[str]:
-    """The unit read back to front, and turned the right way up when it holds an upside-down letter (once
-    preferring each word as written, once with its ASCII pairs flipped: "ǝᴉp" is "pie" or "die", and every
+    """The unit in ROT13, read back to front, and turned the right way up when it holds an upside-down letter
+    (once preferring each word as written, once with its ASCII pairs flipped: "ǝᴉp" is "pie" or "die", and every
     reading is judged); those with more English words (``english`` of each of ``words``) than the unit as
     written, most of their words English."""
 
@@ -39,6 +40,8 @@ def readings(unit: str, english: Callable[[str], bool], words: Callable[[str], l
     unit = "".join(c for c in unit if not unicodedata.combining(c))
     back = _LEADING_STOP.sub(r"\2\1", unit[::-1]).strip()  # ".nimrev" reads back as "vermin."
     found = [back]
+    if unit.isascii():  # ROT13 turns ASCII letters only: "Psy są mądre." is Polish, not a cipher of English
+        found.append(codecs.encode(unit, "rot_13"))
     if any(c in _TURNED for c in unit):
         is_english = lambda t: score(t) > 0  # noqa: E731
         found += [" ".join(_upright(w, is_english, flip) for w in back.split(" ")) for flip in (False, True)]
