@@ -172,6 +172,31 @@ def test_spelling_repair_touches_only_unknown_words_near_one_harm_word():
     assert speller("hatewomen") == "hate women"  # a dropped space next to a harm word
 
 
+def test_a_known_word_with_a_regular_ending_is_no_slip_of_a_slur():
+    speller = Speller(
+        frozenset({"con", "chin", "the", "are"}),
+        frozenset({"coons", "chinks"}),
+        frozenset({"coons", "chinks"}),
+        standalone={"coons", "chinks"},
+    )
+    assert speller("the cons") == "the cons"  # "con" + s, not "coons" with a dropped o
+    assert speller("the chins") == "the chins"
+    assert speller("the chnks are") == "the chinks are"  # an unknown word is still a slur's slip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here are the pros and cons.",
+        "Pros: fast. Cons: drains the battery.",
+        "Double chins run in my family.",
+        "Natural hair dyes fade faster than synthetic ones.",
+    ],
+)
+def test_plurals_one_letter_from_a_slur_pass(moderator, text):
+    assert moderator.check(text, "output") is None
+
+
 def test_the_template_corpus_is_split_by_template_not_by_sentence():
     """A phrasing is in exactly one split, so the held-out figure is about phrasings never seen in training
     (not only group names never seen with them); the app fits only the train split."""

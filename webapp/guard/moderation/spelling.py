@@ -58,6 +58,9 @@ _SHORT_PIECES = frozenset(
 MAX_PIECES = 3
 MAX_GLUED_WORDS = 8  # words a whole clause run together may be read as
 _LONGEST_PIECE = 20
+# Endings a known word takes that the dictionary may not list: with one, a word is that word, never a slur's slip
+# ("cons" is no "coons", "chins" no "chinks", "dyes" no "dykes").
+REGULAR_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")
 MIN_WRONG_LETTER = 5  # letters a word needs before a wrong one in it is read as a slip
 # A contraction run into the next word ("don'tbelong", "can'tbe", "i'dnever"): n't, 'd, 's, 'm, 'll, 're, 've.
 _GLUED_CONTRACTION = re.compile(r"(?<=[a-z]')(t|d|s|m|ll|re|ve)([a-z]{2,})\b")
@@ -156,6 +159,8 @@ class Speller:
         if word in self._known or (self._keep is not None and self._keep.fullmatch(word)):
             return word
         slips, others = _slips(word), _others(word)
+        if self._regular_form(word):  # "cons", "chins", "dyes": a known word's plural is no slur's slip
+            slips -= self._standalone
         # A wrong or extra letter is weaker evidence ("nicer" is not a slip of "nice"): only towards the core,
         # and only in a word long enough that the rest still names it ("pid" and "pkg" are no "pig").
         if len(word) < MIN_WRONG_LETTER:
@@ -165,6 +170,14 @@ class Speller:
                 return best
         pieces = self._segment(word)
         return " ".join(pieces) if pieces else word
+
+    def _regular_form(self, word: str) -> bool:
+        """Whether ``word`` is a known word with a regular ending the dictionary does not list."""
+        return any(
+            word.endswith(ending) and any(stem in self._known for stem in word_stems(word[: -len(ending)]))
+            for ending in REGULAR_ENDINGS
+            if len(word) - len(ending) >= 3
+        )
 
     def _best(self, candidates: set[str]) -> str | None:
         """A core word among the candidates, else the one target word; None if targets tie."""
@@ -269,6 +282,13 @@ def _function_word_glued(pair: list[str]) -> bool:
     """One piece a function word, the other a word of four letters or more that is none."""
     short = [p for p in pair if p in _FUNCTION_WORDS]
     return len(short) == 1 and all(len(p) > 3 for p in pair if p not in _FUNCTION_WORDS)
+
+
+def word_stems(stem: str) -> tuple[str, ...]:
+    """What a word stripped of its ending may have been: "vib(ing)" vibe, "supremac(ist)" supremacy,
+    "spamm(ers)" spam."""
+    doubled = (stem[:-1],) if stem[-1] == stem[-2] else ()
+    return (stem, stem + "e", stem + "y", *doubled)
 
 
 def _slips(word: str) -> set[str]:

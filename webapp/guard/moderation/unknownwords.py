@@ -16,6 +16,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from webapp.guard.moderation.spelling import word_stems
+
 # A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
 WORD = re.compile(r"[^\W\d_]+'?")
 # What may open a sentence inside a unit, so the capital after it is no name ("Translate: Tous les ...").
@@ -127,7 +129,7 @@ class UnknownWords:
     def _inflected(self, word: str) -> bool:
         knows = self.knows
         return knows(word) or any(
-            word.endswith(ending) and any(knows(stem) for stem in _stems(word[: -len(ending)]))
+            word.endswith(ending) and any(knows(stem) for stem in word_stems(word[: -len(ending)]))
             for ending in _ENDINGS
             if len(word) - len(ending) >= 3
         )
@@ -152,10 +154,3 @@ def plain_words(unit: str) -> list[str]:
 
 def unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-
-
-def _stems(stem: str) -> tuple[str, ...]:
-    """What a word stripped of its ending may have been: "vib(ing)" vibe, "supremac(ist)" supremacy,
-    "spamm(ers)" spam."""
-    doubled = (stem[:-1],) if stem[-1] == stem[-2] else ()
-    return (stem, stem + "e", stem + "y", *doubled)
