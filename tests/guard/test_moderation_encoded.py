@@ -7,7 +7,7 @@ import base64
 
 import pytest
 
-from webapp.guard.moderation.encoded import decodings
+from webapp.guard.moderation.encoded import MAX_TOKEN_CHARS, decodings
 
 ENGLISH = {"jews", "are", "vermin", "the", "evil", "must", "die", "hello", "how", "you", "decode", "this"}
 
@@ -54,3 +54,13 @@ def test_an_encoding_of_english_is_read(written, reading):
 )
 def test_what_decodes_to_no_english_text_gives_no_reading(text):
     assert _decode(text) == []
+
+
+def test_a_long_token_is_decoded_from_its_start_only():
+    """A growing token is decoded again at every streamed check: only its first MAX_TOKEN_CHARS characters."""
+    filler = "hello how are you " * (MAX_TOKEN_CHARS // 16)
+    early, late = _b64("Jews are vermin " + filler), _b64(filler + "Jews are vermin")
+    assert len(early) > MAX_TOKEN_CHARS and len(late) > MAX_TOKEN_CHARS
+    assert _decode(early)[0].startswith("Jews are vermin hello")
+    assert all("Jews" not in reading for reading in _decode(late))
+    assert _decode(late)[0].startswith("hello how are you")

@@ -26,6 +26,9 @@ _UNMASKED = str.maketrans({"€": "e", "£": "e", "!": "i", "|": "l", "(": "c", 
 _MASKED_WORD = re.compile(r"[\w€£!|(¢¥+@$]+")
 _PRINTABLE = re.compile(r"[\t\n\r\x20-\x7e]+")
 _MIN_TEXT_SHARE = 0.95  # of decoded characters printable: binary that happens to hold letters is no text
+# A token's first this many characters are decoded: a streamed answer's growing token is decoded again at each
+# check, so a megabyte of base64 text must not be read whole every time (hate after 3 KB of it is not read).
+MAX_TOKEN_CHARS = 4096
 
 
 def decodings(unit: str, english: Callable[[str], bool], words: Callable[[str], list[str]]) -> list[str]:
@@ -47,9 +50,9 @@ def decodings(unit: str, english: Callable[[str], bool], words: Callable[[str], 
 def _decoded_tokens(unit: str) -> list[bytes]:
     decoded = []
     for match in _HEX.finditer(unit):
-        decoded.append(bytes.fromhex(match.group(1)))
+        decoded.append(bytes.fromhex(match.group(1)[:MAX_TOKEN_CHARS]))
     for match in _BASE64.finditer(unit):
-        token = match.group(0)
+        token = match.group(0)[:MAX_TOKEN_CHARS]
         if token.isalpha() and (token.islower() or token.isupper()):
             continue  # a long word in one case is a word ("antidisestablishment"); base64 mixes cases
         raw = _base64(token)
