@@ -16,11 +16,11 @@ from webapp.guard.moderation.caseless import CaselessPattern
 from webapp.guard.moderation.lexicon import NEVER
 from webapp.guard.moderation.text import Unit
 
-# A clause that hedges what it says of "it": negated, conditional, regretted ("Don't say it.", "Think before you
-# say it.", "I regret saying it."): it takes nothing up
+# A clause that hedges what it says of "it": negated, conditional, regretted, apologised for ("Don't say it.",
+# "Think before you say it.", "I regret saying it.", "I apologised for saying it."): it takes nothing up
 _HEDGED = re.compile(
     r"n't\b|\b(?:not|never|no one|nobody|none|nothing|cannot|if|before|unless|until|regret\w*|sorry|stop|stopped"
-    r"|quit|wish|used to)\b",
+    r"|quit|wish|used to|apologi[sz]\w*|retract\w*)\b",
     re.IGNORECASE,
 )
 # A clause and what ends it: any punctuation a writer may join sentences with ("...", " - ", brackets)
@@ -52,15 +52,22 @@ class CostTakenUp:
             if i < start[0]:
                 continue
             said = unit.plain[start[1].end() :] if i == start[0] else unit.plain
-            if not condemns(said) and any(
-                self._takes_up(clause, end, group) for clause, end in _CLAUSE.findall(said)
-            ):
+            if self._taken_up_in(said, group, condemns):
                 found = i
         return found
 
-    def _takes_up(self, clause: str, end: str, group: re.Pattern[str]) -> bool:
-        if not clause.strip() or group.search(clause):
-            return False
-        if self.defied.search(clause):
-            return True
+    def _taken_up_in(self, said: str, group: re.Pattern[str], condemns: Callable[[str], bool]) -> bool:
+        """A defying clause counts unless its sentence condemns outside the words that defy ("I'm not going
+        to stop saying it" holds "stop saying it", which condemns elsewhere; "Let them come for the bigots"
+        condemns); any other take-up only in a sentence that condemns nothing."""
+        clauses = [(c, e) for c, e in _CLAUSE.findall(said) if c.strip() and not group.search(c)]
+        defying = [c for c, _ in clauses if self.defied.search(c)]
+        if defying:
+            rest = said
+            for clause in defying:
+                rest = rest.replace(clause, self.defied.sub(" ", clause))
+            return not condemns(rest)
+        return not condemns(said) and any(self._takes_up(c, e) for c, e in clauses)
+
+    def _takes_up(self, clause: str, end: str) -> bool:
         return "?" not in end and not _HEDGED.search(clause) and bool(self.taken_up.search(clause))
