@@ -361,16 +361,18 @@ class OutputFilter:
         closes = final or _ends_sentence(piece)
         if moderate is None or not (closes or _WORD.search(piece)):
             return None
+        # A sentence ended in this piece (at its end or inside it): the check may embed that sentence, and
+        # it is read with the recent sentences, as it would be had the words come one check each (under load
+        # a piece holds several words, and "They are vermin." must still see who "they" are).
+        embeds = closes or _SENTENCE_END.search(piece) is not None
         # The end of the stream is judged with the whole channel, as a finished answer is: a pronoun there
         # may stand for a group named farther back than the recent context ("They are vermin.").
         context = (
-            stream.released if final else stream.recent_context() if closes else stream.sentence_context()
+            stream.released if final else stream.recent_context() if embeds else stream.sentence_context()
         )
         text = context + piece
         if not _WORD.search(text):
             return None
-        # A sentence ended in this piece (at its end or inside it): the check may embed that sentence.
-        embeds = closes or _SENTENCE_END.search(piece) is not None
         outcome = await self._offload(moderate, text) if embeds and self._offload else moderate(text)
         if outcome.blocked:
             return outcome
