@@ -14,7 +14,7 @@ is quoted ("no").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,10 +101,15 @@ def load_yaml(path: Path) -> Any:
 
 
 def word_list(data: Mapping[str, Any], key: str, source: Path) -> list[str]:
-    """The list of words under ``key``, refusing an item that is not text (YAML reads a bare 1e3 as a number and
-    an empty item as null: the word written there would never match)."""
-    listed = data.get(key) or ()
+    """The list of words under ``key``, refusing an item that is not text (``words_only``)."""
+    return words_only(data.get(key) or (), f"{source}: the word list {key!r}")
+
+
+def words_only(items: Iterable[object], named: str) -> list[str]:
+    """The items, each of them text; else an error naming the list (``named``) and the first item that is not
+    (YAML reads a bare 1e3 as a number and an empty item as null: the word written there would never match)."""
+    listed = list(items)
     wrong = [w for w in listed if not isinstance(w, str)]
     if wrong:
-        raise ValueError(f"{source}: the word list {key!r} holds {wrong[0]!r}, not a word: quote it")
-    return list(listed)
+        raise ValueError(f"{named} holds {wrong[0]!r}, not a word: quote it")
+    return [str(w) for w in listed]

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from webapp.guard.moderation.caseless import CaselessPattern
+from webapp.guard.yamlfile import words_only
 
 
 def expand(pattern: str, lexicon: Mapping[str, str]) -> str:
@@ -48,13 +49,9 @@ def compile_lexicon(data: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _alternatives(name: object, words: object) -> list[str]:
-    """A list's alternatives; anything but text in it is refused (YAML reads a bare 0777 as 511 and an empty
-    item as null: the word written there would never be matched)."""
+    """A list's alternatives (one string is a list of one); anything but text in it is refused."""
     listed: list[object] = list(words) if isinstance(words, (list, tuple)) else [words]
-    wrong = [w for w in listed if not isinstance(w, str)]
-    if wrong:
-        raise ValueError(f"moderation word list {{{name}}} holds {wrong[0]!r}, not a word: quote it")
-    return [str(w) for w in listed]
+    return words_only(listed, f"moderation word list {{{name}}}")
 
 
 def caseless(pattern: str, lexicon: Mapping[str, str], *, gated: bool = True) -> CaselessPattern:

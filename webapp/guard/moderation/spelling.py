@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _WORD = re.compile(r"[a-z]{3,}")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -173,11 +173,7 @@ class Speller:
 
     def _regular_form(self, word: str) -> bool:
         """Whether ``word`` is a known word with a regular ending the dictionary does not list."""
-        return any(
-            word.endswith(ending) and any(stem in self._known for stem in word_stems(word[: -len(ending)]))
-            for ending in REGULAR_ENDINGS
-            if len(word) - len(ending) >= 3
-        )
+        return has_ending_of(word, REGULAR_ENDINGS, self._known.__contains__)
 
     def _best(self, candidates: set[str]) -> str | None:
         """A core word among the candidates, else the one target word; None if targets tie."""
@@ -284,9 +280,18 @@ def _function_word_glued(pair: list[str]) -> bool:
     return len(short) == 1 and all(len(p) > 3 for p in pair if p not in _FUNCTION_WORDS)
 
 
-def word_stems(stem: str) -> tuple[str, ...]:
-    """What a word stripped of its ending may have been: "vib(ing)" vibe, "supremac(ist)" supremacy,
-    "spamm(ers)" spam."""
+def has_ending_of(word: str, endings: Iterable[str], is_word: Callable[[str], bool]) -> bool:
+    """Whether ``word`` is a word (``is_word``) with one of ``endings`` added: "vib(ing)" vibe, "supremac(ist)"
+    supremacy, "spamm(ers)" spam (a stem of three letters at least)."""
+    return any(
+        word.endswith(ending) and any(map(is_word, _stems(word[: -len(ending)])))
+        for ending in endings
+        if len(word) - len(ending) >= 3
+    )
+
+
+def _stems(stem: str) -> tuple[str, ...]:
+    """What a word stripped of its ending may have been."""
     doubled = (stem[:-1],) if stem[-1] == stem[-2] else ()
     return (stem, stem + "e", stem + "y", *doubled)
 

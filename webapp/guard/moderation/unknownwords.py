@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from webapp.guard.moderation.spelling import word_stems
+from webapp.guard.moderation.spelling import has_ending_of
 
 # A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
 WORD = re.compile(r"[^\W\d_]+'?")
@@ -127,12 +127,7 @@ class UnknownWords:
         )
 
     def _inflected(self, word: str) -> bool:
-        knows = self.knows
-        return knows(word) or any(
-            word.endswith(ending) and any(knows(stem) for stem in word_stems(word[: -len(ending)]))
-            for ending in _ENDINGS
-            if len(word) - len(ending) >= 3
-        )
+        return self.knows(word) or has_ending_of(word, _ENDINGS, self.knows)
 
 
 def plain_words(unit: str) -> list[str]:
