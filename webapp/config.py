@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     # After an answer's first words are shown, the UI repaints it at most this often (each repaint is
     # Gradio's work over the whole chat); 0: at every released word
     ui_repaint_ms: float = 100.0
+    # API turns running at once (streamed or not, until the client has read the end or left): a client that
+    # opens streams and never reads them holds each one's upstream request and buffers. Per API key; the
+    # open loopback API has one owner (this machine's processes), capped by the total alone.
+    api_turns: int = 128
+    api_turns_per_key: int = 16
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
     # A browser's signed id (its anonymous chats, its uploads) lasts this long from its issue, then the

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,3 +88,11 @@ def module_live_app(
     with pytest.MonkeyPatch.context() as monkeypatch:
         with live_app(tmp_path_factory.mktemp(name), upstream, monkeypatch, **settings) as live:
             yield live
+
+
+def wait_for(condition: Callable[[], object], timeout_s: float = 20.0) -> None:
+    """A live server acts on a closed connection in its own time: poll the condition, bounded."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.02)

@@ -23,3 +23,15 @@ def users_file(folder: Path, users: dict[str, str]) -> Path:
 def sign_in(client: httpx.Client, name: str) -> None:
     response = client.post("/login", data={"username": name, "password": name + "-pw"})
     assert response.status_code == 200, response.text
+
+
+def keyed_users_file(folder: Path, names: list[str]) -> tuple[Path, dict[str, str]]:
+    """Chatters with one API key each (no password): the file and each user's key."""
+    from webapp.web.auth import hash_api_key, new_api_key
+
+    keys = {name: new_api_key() for name in names}
+    path = folder / "keys.toml"
+    path.write_text(
+        "".join(f'[users.{n}]\nrole = "chatter"\napi_keys = ["{hash_api_key(k)}"]\n' for n, k in keys.items())
+    )
+    return path, keys

@@ -8,7 +8,9 @@ among the turns running at once) and give it back however the turn ends.
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import Protocol
 
 from webapp.turn.events import InputError, TurnRequest
@@ -26,3 +28,21 @@ class Admission(Protocol):
     def __call__(self, request: TurnRequest) -> AbstractAsyncContextManager[None]:
         """Enter before the turn runs (raise Refused to refuse it); exit when it has ended."""
         ...
+
+
+@dataclass(frozen=True)
+class Both:
+    """Two admissions, the first asked first: a turn runs only if both let it, and holds both until it ends."""
+
+    first: Admission
+    then: Admission
+
+    @asynccontextmanager
+    async def __call__(self, request: TurnRequest) -> AsyncIterator[None]:
+        async with self.first(request), self.then(request):
+            yield
+
+
+def chain(first: Admission | None, then: Admission) -> Admission:
+    """``then`` after whatever admission is installed already (None: none yet)."""
+    return then if first is None else Both(first, then)

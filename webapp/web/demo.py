@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from webapp.config import Settings
 from webapp.store import Store, limits
 from webapp.store import invites as invite_store
-from webapp.turn.admission import Refused
+from webapp.turn.admission import Refused, chain
 from webapp.turn.events import TurnRequest
 from webapp.turn.service import ChatService
 from webapp.web.ownership import OWNER_PREFIX, browser_of
@@ -210,7 +210,7 @@ def install(app: FastAPI, settings: Settings, service: ChatService) -> None:
     """Demo rules for --demo, --invite-only and --share (add before ``OwnerCookie``, which must wrap it)."""
     if not settings.demo_mode:
         return
-    service.admission = DemoAdmission(
+    limits_of_demo = DemoAdmission(
         service.store,
         per_minute=settings.demo_messages_per_minute,
         concurrent=settings.concurrent_turns,
@@ -218,4 +218,5 @@ def install(app: FastAPI, settings: Settings, service: ChatService) -> None:
         invite_required=settings.invite_only,
         slot_ttl=timedelta(seconds=settings.request_timeout_s + 60),
     )
+    service.admission = chain(service.admission, limits_of_demo)  # after the API's cap: cheaper, no DB
     app.add_middleware(DemoGate, store=service.store, invite_only=settings.invite_only)

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from webapp.turn.admission import chain
 from webapp.turn.service import ChatService
+from webapp.turn.turncap import TurnCap
 from webapp.web.api.routes import build_router
 from webapp.web.auth import ApiAccess
 
 __all__ = ["build_router", "install"]
 
 
-def install(app: FastAPI, service: ChatService, access: ApiAccess) -> None:
+def install(app: FastAPI, service: ChatService, access: ApiAccess, *, turns: int, turns_per_key: int) -> None:
+    """The routes, and the cap on API turns at once (the open loopback API has one owner: the total alone)."""
+    per_owner = turns_per_key if access.auth is not None else turns
+    service.admission = chain(service.admission, TurnCap(total=turns, per_owner=per_owner))
     app.include_router(build_router(service, access))

@@ -40,6 +40,11 @@ ERROR_STATUS = {  # TurnDone.code -> HTTP status for a failure that happened bef
     "upstream_unavailable": 503,
     "upstream_error": 502,
     "internal_error": 503,
+    # Not now (admissions): the API's cap on turns at once, and the demo's limits under an API key
+    "too_many_turns": 429,
+    "server_busy": 429,
+    "rate_limited": 429,
+    "busy": 429,
 }
 
 
