@@ -1,10 +1,13 @@
 """Request size over real HTTP (attack pass, issue 14): the chat API's body cap held only for bodies that declare
-their length; a chunked body was read whole into memory, whatever its size."""
+their length; a chunked body was read whole into memory, whatever its size. Gradio's upload route capped each
+file, not their number: one request kept up to 1,000 files of the image cap on disk (session 15)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.support.live_app import LiveApp, module_live_app, module_upstream
@@ -47,3 +50,30 @@ def test_a_chunked_body_under_the_cap_is_read(app: LiveApp, upstream: ScriptedUp
             "/v1/chat/completions", content=iter(body), headers={"Content-Type": "application/json"}
         )
     assert response.status_code == 200, response.text
+
+
+def files_in(folder: Path) -> set[Path]:
+    return {p for p in folder.rglob("*") if p.is_file()}
+
+
+def test_an_upload_of_many_files_within_each_files_cap_is_refused_whole(app: LiveApp) -> None:
+    # Gradio checks each file against max_image_bytes, not their number: 80 files of 1,000 bytes (up to 1,000 of
+    # 20 MiB by default) were all kept on disk, for good.
+    many = [("files", (f"{n}.png", bytes([n]) * 1000, "image/png")) for n in range(80)]
+    with app.client() as client:
+        before = files_in(app.upload_dir)
+        response = client.post("/gradio_api/upload", files=many)
+        assert response.status_code == 413, response.text
+        assert files_in(app.upload_dir) == before
+        one = client.post("/gradio_api/upload", files=many[:1])  # the page's one image still goes
+        assert one.status_code == 200 and len(one.json()) == 1
+
+
+def test_an_upload_that_does_not_declare_its_length_is_refused(app: LiveApp) -> None:
+    form = httpx.Request("POST", "http://x/", files={"files": ("a.png", b"a" * 1000, "image/png")})
+    body, content_type = form.read(), form.headers["content-type"]
+    with app.client() as client:
+        response = client.post(
+            "/gradio_api/upload", content=iter([body]), headers={"Content-Type": content_type}
+        )
+    assert response.status_code == 413, response.text

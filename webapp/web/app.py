@@ -23,7 +23,7 @@ from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import Profile, get_profile
 from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
-from webapp.web.gradiodoors import GradioDoors
+from webapp.web.gradiodoors import GradioDoors, upload_cap
 from webapp.web.headers import SecurityHeaders
 from webapp.web.hostguard import HostGuard
 from webapp.web.ownership import OwnerCookie, OwnerIds
@@ -157,6 +157,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         events=events,
         mounts=tuple(path for path in pages if path != "/"),
         user=signed_in_as,
+        max_upload=upload_cap(settings.max_images_per_message, settings.max_image_bytes),
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))

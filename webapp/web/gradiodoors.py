@@ -49,6 +49,7 @@ OWN_PREFIXES = ("/v1/", "/api/")
 OWN_PATHS = ("/metrics", "/healthz")
 FILE_ROUTE = re.compile(r"/file[=/](?P<target>.*)$", re.DOTALL)
 MAX_EVENT_BODY = 4 * 1024 * 1024  # an event carries text and upload paths, never file bytes
+MULTIPART_SLACK = 64 * 1024  # an upload's form: boundaries, part headers and file names besides the bytes
 # Gradio routes that act on a running event without its login check (cancel someone's turn, feed a stream).
 UNGUARDED_ROUTE = re.compile(r"/gradio_api/(cancel|reset|stream/|heartbeat/)")
 LOGIN_CHECK = "/gradio_api/login_check"
@@ -111,6 +112,7 @@ class GradioDoors:
         events: Callable[[str], Container[int]] | None = None,
         user: Callable[[Scope], str | None] = lambda scope: None,
         joined: EventLedger | None = None,
+        max_upload: int | None = None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -122,6 +124,8 @@ class GradioDoors:
         self.events = events
         self.user = user  # the name a request is signed in under (Gradio's login cookie), if any
         self.joined = joined or EventLedger()  # which tab joined which event: only it may cancel the event
+        # Gradio caps each uploaded file, not their number (up to 1,000 in one request), and keeps them all.
+        self.max_upload = max_upload
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -147,6 +151,9 @@ class GradioDoors:
         if method == "POST" and path.endswith("/upload"):
             if owner is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
+                return
+            if not _declared_within(scope, self.max_upload):
+                await json_reply(send, 413, "The upload is too large, or does not declare its length.")
                 return
             send = _on_success(send, lambda body: self._record_uploads(owner, body))
         elif method == "POST":
@@ -293,6 +300,20 @@ def _on_success(send: Send, consume: Callable[[bytes], None]) -> Send:
         await send(message)
 
     return sending
+
+
+def upload_cap(files: int, file_bytes: int) -> int:
+    """The largest upload request the page sends: one message's images at their largest, in one form."""
+    return files * file_bytes + MULTIPART_SLACK
+
+
+def _declared_within(scope: Scope, limit: int | None) -> bool:
+    """Whether the request declares a length within ``limit``: the server holds a body to its declared length,
+    and a browser's upload always declares it (a chunked one could not be refused before Gradio reads it)."""
+    if limit is None:
+        return True
+    declared = dict(scope.get("headers", [])).get(b"content-length", b"")
+    return declared.isdigit() and int(declared) <= limit
 
 
 def _with_length(scope: Scope, length: int) -> Scope:
