@@ -108,7 +108,6 @@ ACROSS = [
 # ...and the same frames answered, reported or rejected. Each blocked on s15t1 fbf1e19 unless marked.
 REJECTED = [
     "Is it true that Muslims are terrorists? No, that is a racist stereotype.",
-    "> Muslims should go back where they came from.\n\nThat sign at the rally was racist.",
     "People who say Sikhs should be shot are the real animals.",
     "Saying Muslims are rats got me banned. I'll never say it again.",
     "Calling Sikhs vermin got me fired. I won't say it again.",
