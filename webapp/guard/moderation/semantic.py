@@ -295,8 +295,7 @@ class SemanticTier:
         if not candidates:
             return None
         classifier = self.wait_ready(timeout_s)
-        # "they are all thieves" after "I've met immigrants": judged as written, and with "they" resolved.
-        said = (without_dangling_end(self._unsworn(t)) for u in candidates for t in (u.plain, u.text))
+        said = (without_dangling_end(self._unsworn(t)) for u in candidates for t in self._readings(u))
         texts = [t for t in dict.fromkeys(said) if carries_content(t)]
         if not texts:
             return None
@@ -317,6 +316,15 @@ class SemanticTier:
             if self._anchored(category, text) and not classifier.contrasted(text):
                 return category
         return None
+
+    def _readings(self, unit: Unit) -> tuple[str, ...]:
+        """What the tier embeds of a unit: as written and with "they" resolved ("they are all thieves" after
+        "I've met immigrants"); only resolved where "they" stands for the people who said something
+        (pronouns.py: "They are wrong." after "Critics of X say ..." reads "critics are wrong."), as the bare
+        "they" reads as said of a group."""
+        if unit.text != unit.plain and self._groupre is not None and not self._groupre.search(unit.text):
+            return (unit.text,)
+        return (unit.plain, unit.text)
 
     def _with_benign_read_on(self, units: Sequence[Unit]) -> list[Unit]:
         """The units without the benign ones, unless a short sentence of no group of its own follows: it

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from webapp.guard.moderation.pronouns import Antecedent, antecedent, has_pronoun, resolve
 from webapp.guard.moderation.spelling import Speller
 from webapp.guard.moderation.surface import as_shown
 
@@ -35,16 +36,6 @@ _QUOTE = re.compile(
 _NOT_A_CLAUSE = r"(?<!anything)(?<!nothing)(?<!\ball)(?<!everything)(?<!none)"  # "anything but trouble"
 # An ellipsis is a pause, not a sentence end: "X are... how do I put it... vermin" is one statement.
 _UNIT_END = re.compile(r"(?<=[!?;])\s+|(?<!\.\.)(?<=\.)\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
-_PRONOUN = re.compile(
-    r"\b(they're|they|them|people like (?:that|them|this)|those people|every single one of them)\b"
-)
-
-
-def _resolve(text: str, group: str) -> str:
-    """Pronouns standing for the group named before, replaced by it ("they're" -> "X are", not "X're")."""
-    return _PRONOUN.sub(lambda m: f"{group} are" if m.group(1) == "they're" else group, text)
-
-
 # Look-alike letters lower case still makes after ``as_shown`` (which drops invisible characters and reads
 # confusables): a capital it leaves, such as 'Ԁ', lowers to a look-alike of a Latin letter.
 _HOMOGLYPHS = str.maketrans("аеорсхуіјѕԁɡοεαικνρτυχ", "aeopcxyijsdgoeaikvptux")
@@ -273,17 +264,19 @@ def _subject_end(text: str, at: int, group: re.Pattern[str]) -> int | None:
 
 def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
     units: list[Unit] = []
-    last_group: str | None = None
+    last: Antecedent | None = None
     pieces = [p for p in (asserted(strip_frame(raw.strip()), group) for raw in sentences(text)) if p]
     outside = [" ".join(_QUOTE.sub(" ", p).split()) for p in pieces]
     for i, raw in enumerate(pieces):
-        resolved = _resolve(raw, last_group) if last_group and not group.search(raw) else raw
+        named = group.search(raw) is not None
+        resolved = resolve(raw, last.group, subject=last.subject) if last and not named else raw
         around = " ".join(outside[max(0, i - 1) : i] + outside[i + 1 : i + 3])
         units.append(_unit(resolved, raw, around=around))
-        named = [m.group(0) for m in group.finditer(raw)]
         if named:
-            last_group = named[-1]
+            last = antecedent(raw, group)
             units += _later_clauses(raw, group, units[-1])
+        elif last is not None:
+            last = last.later()
     return units
 
 
@@ -316,6 +309,6 @@ def _later_clauses(sentence: str, group: re.Pattern[str], whole: Unit) -> list[U
         found = [m.group(0) for m in group.finditer(clause)]
         if found:
             named = found[-1]
-        elif named and clause and _PRONOUN.search(clause):
-            units.append(_unit(_resolve(clause, named), clause, whole))
+        elif named and clause and has_pronoun(clause):
+            units.append(_unit(resolve(clause, named), clause, whole))
     return units
