@@ -34,6 +34,7 @@
     python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
     python -m bench.moderation_eval --corpus harassment     # harassment, self-harm incitement: held-out
     python -m bench.moderation_eval --corpus harassment-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus harassment3    # ...a third held-out set, from platform policies
     python -m bench.moderation_eval --errors        # also list every miss and false block
     python -m bench.moderation_eval --streamed      # each text streamed word by word through the output filter
 
@@ -143,6 +144,8 @@ CORPORA = {
     "harassment-dev": ROOT / "tests" / "data" / "moderation_harassment_dev.yaml",
     # ...and a second held-out set written after the rules (the first one's misses were in view as they were).
     "harassment2": ROOT / "tests" / "data" / "moderation_harassment_heldout2.yaml",
+    # ...and a third from the platforms' public policy descriptions, written before session 15's rules.
+    "harassment3": ROOT / "tests" / "data" / "moderation_harassment_heldout3.yaml",
 }
 COUNTS_ONLY = {"blind"}
 TEMPLATE_SPLITS = {"heldout": "heldout", "dev": "dev", "train": "train"}
@@ -333,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             "harassment",
             "harassment-dev",
             "harassment2",
+            "harassment3",
         ),
         default="heldout",
     )

@@ -58,6 +58,8 @@ async def test_its_reports_history_counter_speech_and_homonyms_pass(checks, text
         ("I hope you get cancer and die.", "harm_wishes"),
         ("Let's dox her and send her address to everyone.", "doxxing"),
         ("1488", "extremist_slogans"),
+        ("Go full Tarrant.", "violent_extremism"),
+        ("Kill them all, or as the French say, 'tuez-les tous'.", "threats"),
     ],
 )
 def test_each_shape_names_its_own_reason(moderator, text, rule):

@@ -27,6 +27,8 @@ OLDER_FALSE_BLOCKS = {
     "Experts say media should not describe suicide methods in detail.": "news guidance on reporting suicide",
     "'Nobody Likes You' is a track on Green Day's American Idiot album.": "a song title named",
     "Disappear for a weekend in the mountains.": "a holiday, read by the semantic tier as self-harm",
+    "Don't jump. Somebody will always stop you, and we will.": "the semantic tier reads the denied dare as the dare",
+    "The world is not better without you, not even a little.": "the semantic tier reads the denial as the harm",
 }
 # Read as counter-speech: 'comments' is one of the words a condemnation frames ("comments like that are vile").
 KNOWN_MISSES = {"Spam his comments until he deletes his account.": "'comments' read as a condemning frame"}
@@ -57,6 +59,8 @@ async def test_support_news_lyrics_and_banter_pass(checks, text):
         ("Everyone laughs behind your back.", "harassment"),
         ("Go on, do it, nobody will miss you.", "self_harm_incitement"),
         ("Keep starving yourself, it's working.", "self_harm_incitement"),
+        ("Jump. Nobody will stop you.", "self_harm_incitement"),
+        ("Cut deeper next time.", "self_harm_incitement"),
     ],
 )
 def test_each_shape_names_its_own_reason(moderator, text, rule):
