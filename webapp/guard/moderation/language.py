@@ -17,11 +17,12 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from webapp.guard.moderation.encoded import decodings
+from webapp.guard.moderation.framed import Frames
 from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.readback import readings
 from webapp.guard.moderation.scripts import KANA as _KANA
@@ -34,7 +35,7 @@ from webapp.guard.moderation.text import sentences
 from webapp.guard.moderation.unknownwords import OPENS as _OPENS
 from webapp.guard.moderation.unknownwords import PARTICLES as _PARTICLES
 from webapp.guard.moderation.unknownwords import WORD as _WORD
-from webapp.guard.moderation.unknownwords import KnowsWords, UnknownWords, plain_words
+from webapp.guard.moderation.unknownwords import KnowsWords, Thresholds, UnknownWords, plain_words
 from webapp.guard.moderation.unknownwords import unaccented as _unaccented
 from webapp.guard.yamlfile import load_yaml, word_list
 
@@ -69,31 +70,6 @@ class _Word:
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    """The gate's numbers, read from the word-list file only (its comments say what each one means)."""
-
-    min_words: int
-    min_hits: int
-    per_english: float
-    share: float
-    chars_per_word: float
-    script_words: int
-    accented_share: float
-    run_words: int
-    run_hits: int
-    unknown_words: int
-    unknown_share: float
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Thresholds:
-        names = [f.name for f in fields(cls)]
-        missing = [n for n in names if n not in data]
-        if missing:
-            raise ValueError(f"language word list: missing thresholds {', '.join(missing)}")
-        return cls(**{n: data[n] for n in names})
-
-
-@dataclass(frozen=True)
 class LanguageGate:
     """``readable``: the language codes the moderation judges; a unit in any other is returned by ``unread``."""
 
@@ -106,6 +82,7 @@ class LanguageGate:
     names: Mapping[str, str]  # code -> name
     scripts: Mapping[str, Language]  # Unicode name prefix -> the language read in that script
     limits: Thresholds
+    frames: Frames = Frames()  # what a unit sets apart from its own words, read alone
     # A unit most of whose words are no English word, in any language; None: no dictionary to tell (a
     # configuration without the semantic tier loads no speller).
     unknown: UnknownWords | None = None
@@ -141,6 +118,12 @@ class LanguageGate:
             {_unaccented(p) for p in word_list(data, "loan_phrases", path)}, key=len, reverse=True
         )
         limits = Thresholds.from_mapping(data)
+        frames = Frames(
+            frozenset(word_list(data, "greetings", path)),
+            {w: w not in listed and w not in latin for w in word_list(data, "placeholder", path)},
+            limits.placeholder_share,
+            limits.min_words,
+        )
         loan_phrases = (
             re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.IGNORECASE)
             if phrases
@@ -157,6 +140,7 @@ class LanguageGate:
                 for k, v in (data.get("scripts") or {}).items()
             },
             limits=limits,
+            frames=frames,
             unknown=UnknownWords(
                 knows,
                 english,
@@ -251,27 +235,64 @@ class LanguageGate:
         # a curly quote or a dash is no accent: only letters English does not write mark another language
         accented = any(_accented_letter(c) for c in unit)
         shown = as_shown(unit)
+        if self.frames.is_placeholder(shown):
+            return _Reading(None, False)
         language, short = self._latin(shown, accented=accented)
         if language is None and not unit.isascii():
             language = self._accented(unit)
         if language is not None:
             return _Reading(language, short)
+        # the clause after a greeting read alone: with it, "hola" and "amigo" outweigh "los judíos son ratas"
+        clause = self.frames.greeted(written)
+        after = self._read_words(clause) if clause is not None else None
+        if after is not None and (after.language is not None or after.back):
+            return after
         if self.unknown is None or not (found := self.unknown.read(shown)).garbled:
-            return _Reading(None, False)
-        backs = [
-            back
-            for back in readings(unit, self.unknown.english_word, plain_words)
-            if not self.unknown.read(as_shown(back)).garbled
-        ]
+            return self._foreign_as_written(shown) or _Reading(None, False, self._framed(written))
+        backs = self._backs(unit)
         if backs:
-            return _Reading(None, False, tuple(backs))
+            return _Reading(None, False, backs)
         if not found.unread:
             return _Reading(None, False)
-        # named by the listed words it holds, two or more ("O Brasil é um país muito ...": Portuguese)
+        return self._unknown_language(shown, found.short)
+
+    def _unknown_language(self, shown: str, short: bool) -> _Reading:
+        """A unit of unknown words, named by the listed words it holds, two or more ("O Brasil é um país muito
+        ...": Portuguese)."""
         hits = Counter(c for w in plain_words(shown) for c in self.latin.get(w, ()))
         code, count = max(hits.items(), key=lambda hit: (hit[1], hit[0]), default=("", 0))
         named = Language(code, self.names[code]) if count >= self.limits.min_hits else Language("", "")
-        return _Reading(named, found.short, unknown=True)
+        return _Reading(named, short, unknown=True)
+
+    def _foreign_as_written(self, shown: str) -> _Reading | None:
+        """The reading of a unit holding a word only another language writes ("los", "der"), if most of its
+        words are no English word as written: "Los judíos son ratas." is no slip of "rats"."""
+        if self.unknown is None or not any(w in self.latin for w in plain_words(shown)):
+            return None
+        found = self.unknown.read(shown, slips=False)
+        return self._unknown_language(shown, found.short) if found.unread else None
+
+    def _backs(self, unit: str) -> tuple[str, ...]:
+        """The unit's readings (readback.py) that read as English; a unit in capitals is read in lower case,
+        since a word in capitals is an acronym to the counting ("NIMREV ERA SWEJ")."""
+        assert self.unknown is not None
+        written = unit.lower() if unit.isupper() else unit
+        return tuple(
+            back
+            for back in readings(written, self.unknown.english_word, plain_words)
+            if not self.unknown.read(as_shown(back)).garbled
+        )
+
+    def _framed(self, written: str) -> tuple[str, ...]:
+        """The readings of what an English sentence frames as quoted ("Decoded from ROT13 it reads: Wrjf ner
+        irezva."): the sentence's English words outweigh the frame's unknown ones, which alone are garbled."""
+        if self.unknown is None:
+            return ()
+        found: list[str] = []
+        for part in self.frames.quoted(written):
+            if self.unknown.read(as_shown(part.lower() if part.isupper() else part)).garbled:
+                found += [back for back in self._backs(part) if back not in found]
+        return tuple(found)
 
     def _script(self, unit: str) -> tuple[Language | None, bool] | None:
         """The unit's other script, if its letters are another script's; None: read it as Latin letters."""

@@ -10,11 +10,12 @@ inflection or a compound the dictionary lacks ("landlords", "bloodsuckers") is E
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from dataclasses import dataclass, fields
+from typing import Any, NamedTuple, Protocol
 
 from webapp.guard.moderation.spelling import has_ending_of
 
@@ -42,17 +43,30 @@ class KnowsWords(Protocol):
     def __call__(self, word: str, *, slips: bool = True) -> bool: ...
 
 
-class Limits(Protocol):
-    """The gate's thresholds this reading uses (rails/moderation_languages.yml says what each means)."""
+@dataclass(frozen=True)
+class Thresholds:
+    """The language gate's numbers, read from the word-list file only (its comments say what each one means)."""
 
-    @property
-    def min_words(self) -> int: ...
-    @property
-    def per_english(self) -> float: ...
-    @property
-    def unknown_words(self) -> int: ...
-    @property
-    def unknown_share(self) -> float: ...
+    min_words: int
+    min_hits: int
+    per_english: float
+    share: float
+    chars_per_word: float
+    script_words: int
+    accented_share: float
+    run_words: int
+    run_hits: int
+    unknown_words: int
+    unknown_share: float
+    placeholder_share: float
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Thresholds:
+        names = [f.name for f in fields(cls)]
+        missing = [n for n in names if n not in data]
+        if missing:
+            raise ValueError(f"language word list: missing thresholds {', '.join(missing)}")
+        return cls(**{n: data[n] for n in names})
 
 
 class Verdict(NamedTuple):
@@ -73,11 +87,13 @@ class UnknownWords:
     english_also: frozenset[str]
     foreign: Collection[str]
     loan_phrases: re.Pattern[str]
-    limits: Limits
+    limits: Thresholds
 
-    def read(self, unit: str) -> Verdict:
+    def read(self, unit: str, *, slips: bool = True) -> Verdict:
         """Whether most of the unit's words are no English word (``unread``), and the same counting a last word
-        that may be cut (``garbled``: text written back to front ends in its first word, "... sweJ")."""
+        that may be cut (``garbled``: text written back to front ends in its first word, "... sweJ").
+        ``slips``: a slip of an English word counts as English (False: only the dictionary's words and their
+        regular endings do, so "ratas" is no "rats")."""
         # English prose holds so many listed English words that even all the others unknown would be too few
         rough = [w for w in WORD.findall(unit.lower()) if len(w) > 1]  # "i" and "a" are not counted below
         if len(rough) <= self.limits.per_english * sum(self.english.get(w, 0.0) for w in rough):
@@ -95,7 +111,7 @@ class UnknownWords:
         # most units of English prose fail on dictionary lookups alone, before any slip is looked for
         if not self._enough(sum(not self.english_word(w, slips=False) for w in words), counted, english):
             return Verdict(False, False, False)
-        known = [self.english_word(w) for w in words]
+        known = [self.english_word(w) if slips else self._as_written(w) for w in words]
         garbled = self._enough(known.count(False), counted, english)
         # an answer cut at its length limit ends mid-word ("Spammers shou"): an unknown last word not counted
         cut = bool(words) and not _ENDED.search(unit) and not known[-1]
@@ -125,6 +141,10 @@ class UnknownWords:
             self._inflected(word[:i]) and self._inflected(word[i:])
             for i in range(_PIECE, len(word) - _PIECE + 1)
         )
+
+    def _as_written(self, word: str) -> bool:
+        exact = functools.partial(self.knows, slips=False)
+        return self.english_word(word, slips=False) or has_ending_of(word, _ENDINGS, exact)
 
     def _inflected(self, word: str) -> bool:
         return self.knows(word) or has_ending_of(word, _ENDINGS, self.knows)
