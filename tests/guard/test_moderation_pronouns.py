@@ -20,7 +20,8 @@ GROUP = ModerationConfig.from_mapping(MODERATION_CONFIG).group
 
 
 def last_unit(text: str) -> str:
-    return split_units(text, GROUP)[-1].text
+    """The last sentence's reading (a clause or a second reading judged within it left out)."""
+    return [u for u in split_units(text, GROUP) if u.within is None][-1].text
 
 
 @pytest.mark.parametrize(
@@ -92,9 +93,20 @@ async def test_hate_said_of_the_group_by_pronoun_is_blocked(checks, text):
         "Critics of Muslims say Islam is violent. They are wrong.",
         "Racists claim Muslims are terrorists. They are wrong.",
         "Bigots keep saying gay people are a threat. They are cowards.",
-        "People who hate trans people say they are dangerous. They are the dangerous ones.",
-        "Many people believe Black people are less intelligent. They are ignorant.",
     ],
 )
 async def test_a_verdict_on_the_people_who_said_it_is_no_claim_about_the_group(checks, text):
     await assert_passes_whole_and_streamed(checks, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "People say Muslims are peaceful. They should all be shot.",
+        "Critics say Jews are fine. They are vermin.",
+        # an attribute fits both readings, and the rules take the group's (blocked before this reading too)
+        "Many people believe Black people are less intelligent. They are ignorant.",
+    ],
+)
+async def test_the_rules_also_read_they_as_the_group_after_a_report(checks, text):
+    await assert_blocked_whole_and_streamed(checks, text)

@@ -6,8 +6,9 @@ to want all immigrants deported. They are right." the people are right, and the 
 immigrants; read as "immigrants are right." it was blocked as if the text praised or attacked them. A
 subject "they" stands for the subject before it: where that is other people reporting what they say or
 think ("People say ...", "Critics of Muslims claim ..."), it is replaced by their noun ("critics are
-wrong."), where it is a group ("Muslims say ..."), by that group, in the next sentence only. An object ("I
-call them animals anyway") and any "they" later stand for the last group named, as before.
+wrong."), where it is a group ("Muslims say ..."), by that group, in the next sentence only (text.py lets
+the rules read that sentence as said of the group too). An object ("I call them animals anyway") and any
+"they" later stand for the last group named, as before.
 """
 
 from __future__ import annotations

@@ -272,6 +272,10 @@ def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
         resolved = resolve(raw, last.group, subject=last.subject) if last and not named else raw
         around = " ".join(outside[max(0, i - 1) : i] + outside[i + 1 : i + 3])
         units.append(_unit(resolved, raw, around=around))
+        as_group = resolve(raw, last.group) if last and not named else raw
+        # "They should all be shot." after "People say X are peaceful": the rules also read it as said of X
+        if as_group != resolved:
+            units.append(_unit(as_group, raw, units[-1]))
         if named:
             last = antecedent(raw, group)
             units += _later_clauses(raw, group, units[-1])
