@@ -1,7 +1,9 @@
-"""The moderator's memories stay within their entries and their bytes, least recently used out first."""
+"""The moderator's memories stay within their entries and their bytes, least recently used out first, and
+remember a sentence's verdict without the sentences around it where no tier reads them."""
 
 from __future__ import annotations
 
+from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.memo import ENTRY_OVERHEAD, Memo, memo_sizes, text_bytes
 
 
@@ -42,3 +44,30 @@ def test_live_memos_are_listed() -> None:
     memo = _memo()
     memo.put("a", 1)
     assert any(s.name == "test" and s.entries == 1 for s in memo_sizes())
+
+
+def _rules_only() -> Moderator:
+    """One rule and no other tier: the verdicts it remembers are its rules'."""
+    rule = {"name": "hate", "reason": "no", "patterns": [r"\bvermin\b"]}
+    return Moderator(ModerationConfig.from_mapping({"categories": [rule], "profanity": {"enabled": False}}))
+
+
+def _verdicts_held() -> int:
+    return sum(s.entries for s in memo_sizes() if s.name == "verdicts")
+
+
+def test_a_sentence_is_judged_once_while_the_one_after_it_grows() -> None:
+    moderator = _rules_only()
+    moderator.check("The river runs past the mill. The herons", "output", partial=True)
+    held = _verdicts_held()
+    moderator.check("The river runs past the mill. The herons wait in", "output", partial=True)
+    assert _verdicts_held() == held + 1  # the growing sentence only
+
+
+def test_a_quoting_sentence_is_judged_again_with_the_sentences_after_it() -> None:
+    # counter-speech may read them: '"X are vermin" he said to us. I was appalled.'
+    moderator = _rules_only()
+    moderator.check('He said "the mill is old" to us. The herons', "output", partial=True)
+    held = _verdicts_held()
+    moderator.check('He said "the mill is old" to us. The herons wait in', "output", partial=True)
+    assert _verdicts_held() == held + 2

@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from webapp.guard.moderation.caseless import CaselessPattern
 from webapp.guard.moderation.lexicon import NEVER, caseless
-from webapp.guard.moderation.memo import Memo, verdict_bytes
+from webapp.guard.moderation.memo import Memo, verdict_bytes, without_around
 from webapp.guard.moderation.takenup import CostTakenUp
 from webapp.guard.moderation.text import Unit
 
@@ -226,6 +226,14 @@ class ContextRules:
         passage = self.stance_passage(unit)
         return not self.own_claim.search(passage) and self.stance.rejects(passage)
 
+    def reads_around(self, unit: Unit) -> bool:
+        """Whether ``is_counter_speech`` may read the sentences around the unit, or around the sentence it is
+        part of: only where one quotes or frames something, unendorsed (a verdict that depends on nothing
+        else is remembered without them)."""
+        if unit.endorsed:
+            return False
+        return self._framed(unit) or (unit.within is not None and self.reads_around(unit.within))
+
     def _claims(self, unit: Unit) -> bool:
         """Quotes someone, or reports what a group is said to be ("People who insist X are ...")."""
         return bool(unit.quotes) or bool(self.predication.search(unit.outside_quotes))
@@ -275,7 +283,9 @@ class ContextRules:
         names no group of its own ("they have a point" names nobody new) and condemns nothing itself ("Not
         wrong."); a bare "No." that answers a condemning question ('"X are property." Wrong? No.'), or a bare
         "Not." after a condemning statement, which takes it back."""
-        assent = self._remembered(("assent", unit, group.pattern), lambda: self._assent(unit, group))
+        assent = self._remembered(
+            ("assent", without_around(unit), group.pattern), lambda: self._assent(unit, group)
+        )
         if assent == "no":  # "Since when? Since always.": a doubt its own answer upholds refuses nothing
             if after is not None and after.within is None and self._upholds(after):
                 return False
@@ -325,7 +335,10 @@ class ContextRules:
         exterminated more easily."); "X are Y" where it asks "Are X Y?" and answers yes ("Of course not...
         just kidding, obviously yes."); and the sequels of the config ("X were gassed. Good times.": "X
         deserved to be gassed.")."""
-        if not any(self._remembered(("implies", u, ""), lambda u=u: self._may_imply(u)) for u in units):
+        if not any(
+            self._remembered(("implies", without_around(u), ""), lambda u=u: self._may_imply(u))
+            for u in units
+        ):
             return []
         claims: list[str] = []
         for i, unit in enumerate(units):

@@ -10,6 +10,7 @@ Thread-safe: streamed checks run on the event loop and in the rails' worker thre
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import weakref
@@ -49,6 +50,16 @@ def verdict_bytes(key: tuple[str, Unit], _finding: object) -> int:
         size += text_bytes(unit.text, unit.outside_quotes, unit.as_written, unit.around, *unit.quotes) + 100
         unit = unit.within
     return size
+
+
+def without_around(unit: Unit) -> Unit:
+    """The unit as the key of a verdict that does not read the sentences around it: a streamed answer's
+    sentence is judged again at each check with more of the next sentence around it, and would never be
+    found under its full key."""
+    if not unit.around and unit.within is None:
+        return unit
+    within = without_around(unit.within) if unit.within is not None else None
+    return dataclasses.replace(unit, around="", within=within)
 
 
 class Memo(Generic[K, V]):

@@ -19,7 +19,7 @@ from webapp.guard.moderation.findings import ModerationFinding
 from webapp.guard.moderation.language import LanguageGate
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.literals import Probe
-from webapp.guard.moderation.memo import Memo, verdict_bytes
+from webapp.guard.moderation.memo import Memo, verdict_bytes, without_around
 from webapp.guard.moderation.patterns import CategoryRule, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticTier
@@ -230,8 +230,9 @@ class Moderator:
 
     def _judge_unit(self, unit: Unit, stage: Stage, rules: list[CategoryRule]) -> ModerationFinding | None:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and
-        again, and only its growing last sentence is new."""
-        key = (stage, unit)
+        again, and only its growing last sentence is new (the sentences around a unit count only where
+        counter-speech may read them)."""
+        key = (stage, unit if self._context.reads_around(unit) else without_around(unit))
         known, remembered = self._verdicts.get(key)
         if known:
             return remembered
