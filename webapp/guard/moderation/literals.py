@@ -177,6 +177,16 @@ class Probe:
             self._trigrams = frozenset(text[i : i + 3] for i in range(len(text) - 2))
         return self._trigrams
 
+    def found(self, top: int) -> frozenset[int] | None:
+        """The sets with a string in the text, when every set up to ``top`` was scanned for (None: ask
+        ``may_match``): one answer for all of a rule's patterns instead of a call each."""
+        if not self._scan:
+            return None
+        if self._present is None:
+            scanner = current_scanner()
+            self._present, self._count = scanner.present(self.text), scanner.count
+        return self._present if top < self._count else None
+
     def may_match(self, required: Required) -> bool:
         """False only when some set has no string in the text: then the pattern cannot match it."""
         if self._scan and self._present is None:

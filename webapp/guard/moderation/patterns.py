@@ -50,9 +50,11 @@ class CategoryRule:
     raw_text: bool = False  # True: run on the original text (instructions, not hate: no unit context)
     # per pattern as run on lower-case ASCII text: literals a match needs, asked before the regex (literals.py)
     _needs: tuple[Required, ...] = field(init=False, repr=False, compare=False)
+    _top: int = field(init=False, repr=False, compare=False)  # the highest set any pattern needs
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_needs", tuple(interned(p.sets) for p in self.patterns))
+        object.__setattr__(self, "_top", max((n.top for n in self._needs), default=-1))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str] | None = None) -> CategoryRule:
@@ -86,10 +88,8 @@ class CategoryRule:
         lower = is_lower_ascii(text)
         if lower and probe is None:
             probe = Probe(text)
-        for pattern, needs in zip(self.patterns, self._needs, strict=True):
-            if lower and needs and not probe.may_match(needs):  # type: ignore[union-attr]
-                continue  # a word every match needs is missing: the regex cannot match
-            for match in (pattern.lower if lower else pattern.original).finditer(text):
+        for regex in self._runnable(lower, probe):
+            for match in regex.finditer(text):
                 if match.end() <= after:
                     continue
                 if self.negation_allowed or negation is None:
@@ -101,6 +101,16 @@ class CategoryRule:
                 if not negation.search(context):
                     return True
         return False
+
+    def _runnable(self, lower: bool, probe: Probe | None) -> list[re.Pattern[str]]:
+        """The regexes to run: on lower-case ASCII text only those whose every needed set has a string in it
+        (a word every match needs is missing: the regex cannot match)."""
+        if not lower or probe is None:
+            return [p.original for p in self.patterns]
+        found = probe.found(self._top)
+        if found is None:
+            return [p.lower for p, n in zip(self.patterns, self._needs, strict=True) if probe.may_match(n)]
+        return [p.lower for p, n in zip(self.patterns, self._needs, strict=True) if n.ids <= found]
 
 
 def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules) -> CategoryRule | None:
