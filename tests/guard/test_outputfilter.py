@@ -241,6 +241,27 @@ async def test_after_the_first_words_checks_are_spaced_by_the_minimum_interval()
     assert (await flt.flush()).released == {}
 
 
+async def test_words_checked_together_are_judged_sentence_by_sentence():
+    # Under load a check takes several words: a sentence that ends among them is judged as it ends, without
+    # the next sentence's first words ('"X are rats," he said. That is vile' read unfinished as condemning).
+    now = [0.0]
+    spy = Spy(bad=("rats",))
+    flt = OutputFilter(url_policy=None, moderate=spy, min_check_interval_s=0.1, clock=lambda: now[0])
+    await flt.feed("answer", "First ")
+    now[0] += 0.05
+    await flt.feed("answer", "they said. That is ")
+    now[0] += 0.1
+    step = await flt.feed("answer", "vile. Then rats. ")
+    assert step.released == {"answer": "they said. That is vile. "}  # what passed before the block is shown
+    assert step.block is not None and step.block.reason == "abuse"
+    assert spy.judged == [
+        "First ",
+        "First they said. ",
+        "First they said. That is vile. ",
+        "First they said. That is vile. Then rats. ",
+    ]
+
+
 async def test_the_shipped_interval_checks_a_fast_stream_about_ten_times_a_second(guard):
     # A check costs about the same (~1 ms of CPU) for one new word as for five: a model writing a word every
     # 20 ms is checked every fifth word, not every third (the UI repaints every 100 ms anyway).

@@ -80,9 +80,9 @@ async def shown_before_block(
     for piece in re.findall(r"\S+\s*|\s+", text):
         now[0] += word_ms / 1000
         step = await flt.feed(channel, piece)
+        shown += "".join(step.released.values())  # a step may show a sentence and block the next one
         if step.block is not None:
             return shown
-        shown += "".join(step.released.values())
     step = await flt.flush()
     del others
     return shown if step.block is not None else shown + "".join(step.released.values())

@@ -76,6 +76,12 @@ def sentence_end(text: str) -> int:
     return end
 
 
+def first_sentence_end(text: str) -> int:
+    """Where the first complete sentence of ``text`` ends; 0 if none ends in it."""
+    match = _SENTENCE_END.search(text)
+    return match.end() if match else 0
+
+
 def sentences_ended(text: str, start: int) -> int:
     """How many sentences end in ``text`` after ``start``."""
     return sum(1 for _ in _SENTENCE_END.finditer(text, start))
@@ -235,10 +241,16 @@ class OutputFilter:
         now = self._clock()
         if stream.released and now - self._last_check < self._interval_s():
             return FilterStep()  # the next delta brings more words to judge in the same check
-        piece, consumed = self._next_piece(stream, final=False)
-        if piece:
-            self._last_check = now
-        return await self._judge_and_release(channel, piece, consumed)
+        released = ""
+        while True:  # sentence by sentence, as if each had come in a check of its own
+            piece, consumed = self._next_piece(stream, final=False)
+            if piece:
+                self._last_check = now
+            step = await self._judge_and_release(channel, piece, consumed)
+            if step.released:
+                released += step.released[channel]
+            if step.block is not None or not step.released or not consumed or not stream.pending:
+                return FilterStep({channel: released} if released else {}, step.events, step.block)
 
     def _interval_s(self) -> float:
         floor = self._min_check_interval_s
@@ -269,7 +281,11 @@ class OutputFilter:
         return FilterStep(released=released, events=events)
 
     def _next_piece(self, stream: _Stream, *, final: bool) -> tuple[str, int]:
-        """The text that may be judged now (escaped where a construct is given up) and how much it consumes."""
+        """The text that may be judged now (escaped where a construct is given up) and how much it consumes.
+
+        A piece ends at the first sentence end in it: a sentence is judged as it ends, before the words after
+        it, which could excuse it while they are unfinished ('"X are cockroaches," he said. That is a
+        disgusting thing to' reads as condemned; "... to print" need not)."""
         pending = stream.pending
         cut = len(pending) if final else word_end(pending)
         if stream.doubtful and not final and len(pending) < SENTENCE_CONTEXT:
@@ -279,6 +295,8 @@ class OutputFilter:
                 cut = sentence_end(pending[:cut])
             elif len(pending) - stream.awaiting < REPORT_HOLD:
                 return "", 0  # the sentences after it have not ended yet
+        elif not final:
+            cut = first_sentence_end(pending[:cut]) or cut
         if cut == 0:
             return "", 0
         context = stream.line_context()
