@@ -7,7 +7,8 @@ from tests.support.paths import (
     RAILS_DIR,
     TEST_DATA,
 )
-from webapp.guard.outputfilter import CHANNELS, CheckPacer, FilterStep, OutputFilter
+from webapp.guard.checkpacer import CheckPacer
+from webapp.guard.outputfilter import CHANNELS, FilterStep, OutputFilter
 from webapp.guard.rails import Guard
 from webapp.guard.rendered import rendered_urls
 from webapp.guard.urlpolicy import UrlPolicy

@@ -10,9 +10,10 @@ import functools
 import re
 
 from tests.support.paths import RAILS_DIR
+from webapp.guard.checkpacer import CheckPacer
 from webapp.guard.checks import RailChecks
 from webapp.guard.moderation import ModerationConfig, Moderator
-from webapp.guard.outputfilter import Channel, CheckPacer, OutputFilter
+from webapp.guard.outputfilter import Channel, OutputFilter
 from webapp.guard.yamlfile import load_yaml
 
 MODERATION_CONFIG = load_yaml(RAILS_DIR / "config.yml")["custom_data"]["moderation"]

@@ -24,11 +24,12 @@ from typing import Any
 
 from nemoguardrails import LLMRails, RailsConfig
 
+from webapp.guard.checkpacer import CheckPacer
 from webapp.guard.checks import REGISTERED_RAILS, RailChecks, rail_of_flow, registered_rail
 from webapp.guard.flows import ActionFlow, ActionRunner, plain_flows
 from webapp.guard.moderation import ModelModerationConfig, ModelModerator, ModerationConfig, Moderator
 from webapp.guard.offload import Offload
-from webapp.guard.outputfilter import CheckPacer, OutputFilter
+from webapp.guard.outputfilter import OutputFilter
 from webapp.guard.urlpolicy import UrlPolicy
 from webapp.guard.verdicts import RailName, RailOutcome, Stage
 from webapp.guard.yamlfile import load_yaml

@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from webapp.guard.moderation.caseless import CaselessPattern
 from webapp.guard.moderation.lexicon import NEVER, caseless
 from webapp.guard.moderation.memo import Memo, verdict_bytes, without_around
+from webapp.guard.moderation.sequels import Sequel
 from webapp.guard.moderation.takenup import CostTakenUp
 from webapp.guard.moderation.text import Unit
 
@@ -88,32 +89,6 @@ class Stance(Protocol):
     def rejects(self, passage: str) -> bool: ...
 
     def wait_ready(self, timeout_s: float | None = None) -> None: ...
-
-
-@dataclass(frozen=True)
-class Sequel:
-    """A claim a text makes across two sentences: ``first`` names the group, ``then`` (in the rest of that
-    sentence or as the next sentence; a regex or a list of them) says the rest, and together they are
-    ``claim``, written with the named groups of both ("X were gassed." + "Good times." -> "X deserved to be
-    gassed.")."""
-
-    first: CaselessPattern
-    then: CaselessPattern
-    claim: str
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> Sequel:
-        then = data["then"] if isinstance(data["then"], list) else [data["then"]]
-        alternatives = "|".join(f"(?:{p})" for p in then)
-        return cls(caseless(str(data["first"]), lexicon), caseless(alternatives, lexicon), str(data["claim"]))
-
-    def claims(self, unit: Unit, after: Unit | None) -> list[str]:
-        claims = []
-        for first in self.first.finditer(unit.text):
-            then = self.then.search(unit.text[first.end() :]) or (after and self.then.search(after.plain))
-            if then:
-                claims.append(self.claim.format(**first.groupdict(), **then.groupdict()))
-        return claims
 
 
 @dataclass(frozen=True)
