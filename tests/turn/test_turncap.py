@@ -67,3 +67,16 @@ def test_a_chained_admission_is_asked_after_the_cap_and_not_when_the_cap_refuses
         assert asked == ["alice"] and not cap.running
 
     asyncio.run(run())
+
+
+def test_without_keys_the_one_owner_is_capped_by_the_total_and_no_key_is_named() -> None:
+    async def run() -> None:
+        cap = TurnCap(total=2, per_owner=None)
+        async with cap(api("loopback")), cap(api("loopback")):
+            with pytest.raises(Refused) as refused:
+                async with cap(api("loopback")):
+                    pass
+        assert refused.value.code == "server_busy"
+        assert "API key" not in str(refused.value)
+
+    asyncio.run(run())

@@ -27,7 +27,7 @@ RETRY_S = 5  # a held turn ends when its client reads or leaves: a short wait is
 @dataclass
 class TurnCap:
     total: int
-    per_owner: int
+    per_owner: int | None  # None: one owner (the open loopback API), so only the total counts and is named
     clients: frozenset[Client] = frozenset({"api"})  # the UI's turns wait in Gradio's queue instead
     running: Counter[str] = field(default_factory=Counter, init=False)
 
@@ -45,7 +45,7 @@ class TurnCap:
                 del self.running[request.owner]  # owners come and go: keep only those holding a turn
 
     def _take(self, owner: str) -> None:
-        if self.running[owner] >= self.per_owner:
+        if self.per_owner is not None and self.running[owner] >= self.per_owner:
             raise Refused(
                 f"Too many answers in progress for this API key (at most {self.per_owner} at once): "
                 "read or close one, then retry.",

@@ -23,7 +23,10 @@ __all__ = ["build_router", "install"]
 
 
 def install(app: FastAPI, service: ChatService, access: ApiAccess, *, turns: int, turns_per_key: int) -> None:
-    """The routes, and the cap on API turns at once (the open loopback API has one owner: the total alone)."""
-    per_owner = turns_per_key if access.auth is not None else turns
+    """The routes, and the cap on API turns at once.
+
+    The open loopback API has no keys, so its one owner is capped by the total alone and a refusal names no key.
+    """
+    per_owner = turns_per_key if access.auth is not None else None
     service.admission = chain(service.admission, TurnCap(total=turns, per_owner=per_owner))
     app.include_router(build_router(service, access))
