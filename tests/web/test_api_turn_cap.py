@@ -15,7 +15,7 @@ import pytest
 from tests.support.live_app import LiveApp, module_live_app, module_upstream, wait_for
 from tests.support.scripted_upstream import Script, ScriptedUpstream
 from tests.support.users import keyed_users_file
-from webapp.turn.turncap import TurnCap
+from webapp.turn.turncap import RETRY_S, TurnCap
 
 PER_KEY, TOTAL = 2, 3
 
@@ -69,6 +69,9 @@ def hold(held: ExitStack, client: httpx.Client, key: str, text: str) -> httpx.Re
 def refused_and_kept(app: LiveApp, response: httpx.Response, code: str, text: str) -> None:
     assert response.status_code == 429
     assert response.read() and response.json()["error"]["code"] == code, response.text
+    # what the openai SDK reads to wait before its retry, and the error type OpenAI sends with a 429
+    assert response.headers["Retry-After"] == str(RETRY_S)
+    assert response.json()["error"]["type"] == "requests"
     session_id = response.headers["X-Session-Id"]
     user, answer = app.service.store.messages(session_id)
     assert (user.role, user.content) == ("user", text)

@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from webapp.turn.events import InputError, TurnRequest
+from webapp.turn.events import InputError, TurnDone, TurnRequest
 
 
 class Refused(InputError):
@@ -22,6 +22,12 @@ class Refused(InputError):
     def __init__(self, message: str, code: str, retry_after_s: int | None = None) -> None:
         super().__init__(message, code=code)
         self.retry_after_s = retry_after_s
+
+    def done(self) -> TurnDone:
+        """The turn's end: an error with the refusal's message, code and when to retry."""
+        return TurnDone(
+            "error", None, str(self), kind="error", code=self.code, retry_after_s=self.retry_after_s
+        )
 
 
 class Admission(Protocol):

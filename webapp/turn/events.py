@@ -152,6 +152,7 @@ class TurnDone:
     # upstream failures: invalid_request, images_not_supported, context_too_long, upstream_rejected,
     # upstream_unavailable, upstream_error, internal_error.
     code: str | None = None
+    retry_after_s: int | None = None  # a refusal for now (an admission's): when a retry may be let in
 
 
 TurnEvent = (

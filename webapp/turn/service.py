@@ -119,7 +119,7 @@ class ChatService:
         refused = await self._admit(request, held)
         if refused is not None:
             await self._store_answer_error(session_id, user_id, str(refused), request)
-            yield TurnDone("error", None, str(refused), kind="error", code=refused.code)
+            yield refused.done()
             return
 
         # 2. Images are prepared above. A model that cannot see them gets a description, or a clear refusal.

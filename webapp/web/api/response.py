@@ -45,22 +45,41 @@ ERROR_STATUS = {  # TurnDone.code -> HTTP status for a failure that happened bef
     "server_busy": 429,
     "rate_limited": 429,
     "busy": 429,
+    "quota_exhausted": 429,  # as OpenAI's own spent quota: a 429 no retry can help
+    "invite_invalid": 403,
 }
+
+# The error types OpenAI's API sends with these statuses (a 429 for too many requests is type "requests").
+_ERROR_TYPE = {401: "authentication_error", 403: "permission_error", 429: "requests"}
+_CODE_TYPE = {"quota_exhausted": "insufficient_quota"}
 
 
 # ---- errors --------------------------------------------------------------------------------------------------
 
 
+class NotNow(ApiError):
+    """A turn refused for now (an admission): an ApiError with the seconds to send as Retry-After, which the
+    openai SDK waits before its own retry (None: no wait helps)."""
+
+    def __init__(self, status: int, message: str, code: str, retry_after_s: int | None) -> None:
+        super().__init__(status, message, code)
+        self.retry_after_s = retry_after_s
+
+
 def error_body(message: str, code: str, status: int, param: str | None = None) -> dict[str, Any]:
-    kind = "invalid_request_error" if status < 500 else "server_error"
-    if status == 401:
-        kind = "authentication_error"
+    kind = _CODE_TYPE.get(code) or _ERROR_TYPE.get(
+        status, "invalid_request_error" if status < 500 else "server_error"
+    )
     error = ErrorObject(message=message, type=kind, code=code, param=param)
     return {"error": error.model_dump(exclude_unset=True)}
 
 
 def error_response(error: ApiError, session_id: str | None = None) -> JSONResponse:
-    headers = {SESSION_HEADER: session_id} if session_id else None
+    headers = {SESSION_HEADER: session_id} if session_id else {}
+    if isinstance(error, NotNow) and error.retry_after_s is not None:
+        headers["Retry-After"] = str(error.retry_after_s)
+    elif error.status == 429:
+        headers["x-should-retry"] = "false"  # no later time will do (a spent quota): the openai SDK gives up
     return JSONResponse(
         error_body(error.message, error.code, error.status, error.param),
         status_code=error.status,
@@ -73,7 +92,11 @@ def failure_of(done: TurnDone) -> ApiError | None:
     if done.status != "error":
         return None
     code = done.code or "internal_error"
-    return ApiError(ERROR_STATUS.get(code, 503), done.message or "The answer failed.", code)
+    status = ERROR_STATUS.get(code, 503)
+    message = done.message or "The answer failed."
+    if done.retry_after_s is not None:
+        return NotNow(status, message, code, done.retry_after_s)
+    return ApiError(status, message, code)
 
 
 # ---- parts of an answer ----------------------------------------------------------------------------------------
