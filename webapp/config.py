@@ -71,6 +71,9 @@ class Settings(BaseSettings):
     # open loopback API has one owner (this machine's processes), capped by the total alone.
     api_turns: int = 128
     api_turns_per_key: int = 16
+    # A streamed answer whose client has taken none of it for this long (its buffers full, one write blocked)
+    # ends as if the client had left: a reader that stalls cannot hold its turn for ever.
+    api_stall_s: float = 60.0
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
     # A browser's signed id (its anonymous chats, its uploads) lasts this long from its issue, then the

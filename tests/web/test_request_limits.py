@@ -32,7 +32,7 @@ def chunks(total: int, size: int = 2**16) -> Iterator[bytes]:
 
 @pytest.mark.parametrize("chunked", [True, False])
 def test_a_body_past_the_cap_is_refused_with_413(app: LiveApp, chunked: bool) -> None:
-    limit = ChatCompletions(app.service, access=None).max_body  # type: ignore[arg-type]
+    limit = ChatCompletions(app.service, access=None, stall_s=60).max_body  # type: ignore[arg-type]
     body = chunks(limit + 2**20)
     with app.client() as client:
         content = body if chunked else b"".join(body)

@@ -200,7 +200,14 @@ def install_observability_and_api(
     review_access = ReviewAccess(access, demo=settings.demo_mode)
     service.observer = app_metrics = metrics.Metrics()  # a registry per app
     metrics.install(app, app_metrics, access, demo=settings.demo_mode, token=settings.metrics_token)
-    api.install(app, service, access, turns=settings.api_turns, turns_per_key=settings.api_turns_per_key)
+    api.install(
+        app,
+        service,
+        access,
+        turns=settings.api_turns,
+        turns_per_key=settings.api_turns_per_key,
+        stall_s=settings.api_stall_s,
+    )
     reviewer_api.install(app, service.store, review_access)
     for prefix in ("/v1", "/api"):  # an unknown API path is ours to answer, never the Gradio mount's at "/"
         app.add_api_route(

@@ -22,11 +22,13 @@ from webapp.web.auth import ApiAccess
 __all__ = ["build_router", "install"]
 
 
-def install(app: FastAPI, service: ChatService, access: ApiAccess, *, turns: int, turns_per_key: int) -> None:
+def install(
+    app: FastAPI, service: ChatService, access: ApiAccess, *, turns: int, turns_per_key: int, stall_s: float
+) -> None:
     """The routes, and the cap on API turns at once.
 
     The open loopback API has no keys, so its one owner is capped by the total alone and a refusal names no key.
     """
     per_owner = turns_per_key if access.auth is not None else None
     service.admission = chain(service.admission, TurnCap(total=turns, per_owner=per_owner))
-    app.include_router(build_router(service, access))
+    app.include_router(build_router(service, access, stall_s=stall_s))

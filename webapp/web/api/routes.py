@@ -108,6 +108,7 @@ class ChatCompletions:
 
     service: ChatService
     access: ApiAccess
+    stall_s: float  # a streamed answer whose client has taken nothing this long ends (TurnStreamResponse)
 
     @property
     def max_body(self) -> int:
@@ -176,7 +177,7 @@ class ChatCompletions:
             log_turn(done, stream=True)
             return error_response(failure, head.session_id)
         body = sse_events(head, Completion(self.service.served_model), parsed.include_usage)
-        return TurnStreamResponse(closing_with(body, head.events), head.headers)
+        return TurnStreamResponse(closing_with(body, head.events), head.headers, stall_s=self.stall_s)
 
 
 @dataclass
@@ -205,7 +206,7 @@ async def _collect(head: TurnHead) -> _Answer:
     return answer
 
 
-def build_router(service: ChatService, access: ApiAccess) -> APIRouter:
+def build_router(service: ChatService, access: ApiAccess, *, stall_s: float) -> APIRouter:
     router = APIRouter(prefix="/v1")
 
     @router.get("/models")
@@ -217,5 +218,5 @@ def build_router(service: ChatService, access: ApiAccess) -> APIRouter:
         entry = Model(id=service.served_model, object="model", created=0, owned_by="railchat")
         return JSONResponse({"object": "list", "data": [entry.model_dump(exclude_unset=True)]})
 
-    router.add_api_route("/chat/completions", ChatCompletions(service, access), methods=["POST"])
+    router.add_api_route("/chat/completions", ChatCompletions(service, access, stall_s), methods=["POST"])
     return router

@@ -17,7 +17,7 @@ from contextlib import aclosing
 from typing import Any, TypeVar
 
 from fastapi.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from webapp.turn.events import AnswerDelta, Notice, ReasoningDelta, ToolCallDelta, TurnDone, TurnEvent
 from webapp.web.api.response import (
@@ -64,10 +64,16 @@ async def _disconnected(receive: Receive) -> None:
 
 
 class TurnStreamResponse(StreamingResponse):
-    """SSE whose body (and with it the pipeline) is cancelled once, cleanly, when the client goes away."""
+    """SSE whose body (and with it the pipeline) is cancelled once, cleanly, when the client goes away.
 
-    def __init__(self, body: AsyncGenerator[str, None], headers: dict[str, str]) -> None:
+    A client that stays connected and reads nothing is gone too, once one write has waited ``stall_s``: the
+    server's write waits while the socket's buffers are full, and would hold the turn (its upstream request,
+    its place under the API's cap) for as long as the client liked.
+    """
+
+    def __init__(self, body: AsyncGenerator[str, None], headers: dict[str, str], *, stall_s: float) -> None:
         self.chunks = body
+        self.stall_s = stall_s
         super().__init__(
             body, headers={**headers, "Cache-Control": "no-cache"}, media_type="text/event-stream"
         )
@@ -78,12 +84,22 @@ class TurnStreamResponse(StreamingResponse):
 
     async def _pump(self, send: Send) -> None:
         async with aclosing(self.chunks) as chunks:
-            await send(
-                {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+            await self._send(
+                send, {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
             )
             async for chunk in chunks:
-                await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await self._send(
+                    send, {"type": "http.response.body", "body": chunk.encode(), "more_body": True}
+                )
+            await self._send(send, {"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _send(self, send: Send, message: Message) -> None:
+        try:
+            async with asyncio.timeout(self.stall_s):
+                await send(message)
+        except TimeoutError:
+            log.warning("a streamed answer's client took nothing for %.0f s: the turn ends", self.stall_s)
+            raise ClientGone from None  # the body is closed on the way out: the answer stored as interrupted
 
 
 async def sse_events(
