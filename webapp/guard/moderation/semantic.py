@@ -200,6 +200,7 @@ class SemanticTier:
         *,
         negated_harm: re.Pattern[str] | None = None,
         benign: re.Pattern[str] | None = None,
+        mourning: re.Pattern[str] | None = None,
         inert: re.Pattern[str] | None = None,
         group: re.Pattern[str] | None = None,
         swap: GroupSwap | None = None,
@@ -213,6 +214,7 @@ class SemanticTier:
         self._swearing = swearing
         self._negated_harm = negated_harm
         self._benign = benign
+        self._mourning = mourning
         self._groupre = group
         self._inert = inert
         self._swap = swap
@@ -240,6 +242,7 @@ class SemanticTier:
             one(config.swearing),
             negated_harm=one(config.negated_harm),
             benign=one(config.benign),
+            mourning=one(config.mourning),
             inert=one(config.inert),
             group=one(r"\b(?:{group})\b") if "group" in lexicon else None,
             swap=GroupSwap.from_config(config.group_swap, lexicon),
@@ -335,7 +338,7 @@ class SemanticTier:
             after = next((u for u in units[i + 1 :] if u.within is None), None)
             if not self._is_benign(unit):
                 kept.append(unit)
-            elif after is not None and self._reads_on(after):
+            elif after is not None and self._reads_on(after) and not self._mourns(after):
                 joined = f"{unit.plain} {after.plain}"
                 kept += [unit, Unit(joined, joined, (), endorsed=unit.endorsed)]
         return kept
@@ -344,6 +347,12 @@ class SemanticTier:
         """A sentence too short to stand alone that names no group: a comment on the one before."""
         grouped = self._groupre is not None and bool(self._groupre.search(unit.plain))
         return not grouped and len(unit.plain.split()) <= _COMMENT_WORDS
+
+    def _mourns(self, unit: Unit) -> bool:
+        """A comment that only mourns or condemns ("Terrible.", "Never again."): the report stays benign."""
+        return self._mourning is not None and bool(
+            self._mourning.fullmatch(_BENIGN_EDGES.sub("", unit.plain))
+        )
 
     def _is_benign(self, unit: Unit) -> bool:
         """A unit that is nothing but a shape of ordinary text this classifier over-reads (the whole unit:

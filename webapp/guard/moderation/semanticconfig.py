@@ -32,6 +32,9 @@ class SemanticConfig:
     # regex (lexicon names allowed): whole units of ordinary text this classifier over-reads ("X are here to
     # stay", "X were enslaved"): it leaves them to the rules, which still judge every word
     benign: str = ""
+    # regex (lexicon names allowed): a short sentence after a benign one that mourns or condemns what it reports
+    # ("X were enslaved. Terrible."): its verdict on the report, not read on with it as a comment that approves
+    mourning: str = ""
     # regex (lexicon names allowed): phrases that name no harm ("kill the cron job"), not counted as anchors
     inert: str = ""
     # a unit naming a group and a harm word, scored again as if said of these groups (groupswap.py)

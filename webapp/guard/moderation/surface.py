@@ -22,8 +22,9 @@ were): ``joined_lines``, a line break inside a paragraph read as the space a ren
 should kill\\nyourself" is one sentence on screen; a line that starts or ends a block - heading, list
 item, quote, table row, fence, blank line - still ends it), ``without_struck``: struck-through text
 (``~~not~~``, ``<del>``) is shown struck, and a reader takes it as withdrawn, and ``read_across``: a table
-row is read across its cells as one sentence ("| X | are | vermin |") and words joined by dots or
-underscores are read apart ("x.are.vermin"), as a reader reads them. And ``closed_spaces``: a space other
+row is read across its cells as one sentence ("| X | are | vermin |"), so is a run of list items of a few
+words each ("- X\n- are\n- vermin"), and words joined by dots or underscores are read apart ("x.are.vermin"),
+as a reader reads them. And ``closed_spaces``: a space other
 than the ordinary one (no-break, thin, en, ideographic...) between two letters is read as nothing
 ("ver\u00a0min"): NFKC makes it a plain space, which cut the word in two for the rules, while a typist
 rarely puts one inside a sentence by hand (French and number typography put them beside punctuation and
@@ -82,6 +83,13 @@ _TABLE_ROW = re.compile(r"^[^\S\n]*\|?[^|\n]*\|[^|\n]*\|.*$", re.MULTILINE)  # t
 # A Unicode space that is not the ASCII one, between two letters.
 _ODD_SPACE = re.compile(r"(?<=[^\W\d_])[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000](?=[^\W\d_])")
 _JOINED_WORDS = re.compile(r"(?<![\w./])[a-zA-Z]{2,}(?:[._][a-zA-Z]{2,}){2,}(?![\w/])")
+# Three or more list items in a row of one to three words each, no sentence of their own: a sentence cut into
+# items ("- X\n- are\n- vermin"), read across like a table row.
+_WORD_ITEMS = re.compile(
+    r"(?:^[^\S\n]*(?:[-*+\u2022]|\d{1,2}[.)])[^\S\n]+[^\W\d_][\w'-]*(?:[^\S\n]+[\w'-]+){0,2}[^\S\n]*(?:\n|$)){3,}",
+    re.MULTILINE,
+)
+_ITEM_MARK = re.compile(r"^[^\S\n]*(?:[-*+\u2022]|\d{1,2}[.)])[^\S\n]+", re.MULTILINE)
 
 
 def as_shown(text: str) -> str:
@@ -120,11 +128,13 @@ def hashtags_apart(text: str) -> str | None:
 
 
 def read_across(text: str) -> str | None:
-    """Each table row as one sentence of its cells (two cells as "label: value"), and words joined by dots
-    or underscores apart; or None if the text has neither."""
-    if "|" not in text and "." not in text and "_" not in text:
+    """Each table row as one sentence of its cells (two cells as "label: value"), a run of list items of a
+    few words each as one sentence, and words joined by dots or underscores apart; or None if the text has
+    none of these."""
+    if "|" not in text and "." not in text and "_" not in text and "\n" not in text:
         return None
     across = _TABLE_ROW.sub(lambda m: _row_sentence(m.group(0)), text)
+    across = _WORD_ITEMS.sub(lambda m: " ".join(_ITEM_MARK.sub("", m.group(0)).split()) + ".\n", across)
     across = _JOINED_WORDS.sub(lambda m: re.sub(r"[._]", " ", m.group(0)), across)
     return across if across != text else None
 
