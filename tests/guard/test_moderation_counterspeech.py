@@ -7,6 +7,10 @@ Every payload in the "still blocks" lists got through while the exemptions were 
 
 import pytest
 
+from tests.support.moderation import MODERATION_CONFIG
+from webapp.guard.moderation.config import ModerationConfig
+from webapp.guard.moderation.context import ContextRules
+
 
 @pytest.mark.parametrize(
     "text",
@@ -300,3 +304,21 @@ def test_quotes_with_apostrophes_and_rejections_in_the_next_words_pass(moderator
 )
 def test_hate_behind_the_new_rejection_shapes_still_blocks(moderator, text):
     assert moderator.check(text, "output") is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        # a denial's echo is no clause of its own ("..., and never will be", "... nor were they")
+        ("women are not property and never will be.", True),
+        ("black people are not animals and never were.", True),
+        ("jews are not vermin, nor were they ever.", True),
+        # ...a clause that says something more is judged as usual
+        ("women are not property and never will be, they are vermin.", False),
+        ("women are not property and they are vermin.", False),
+    ],
+)
+def test_a_denial_echoed_at_its_end_is_still_one_clause(text, denied):
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG)
+    context = ContextRules.from_mapping(config.context, config.lexicon)
+    assert context.denies_insult(text) is denied

@@ -110,3 +110,20 @@ async def test_a_verdict_on_the_people_who_said_it_is_no_claim_about_the_group(c
 )
 async def test_the_rules_also_read_they_as_the_group_after_a_report(checks, text):
     await assert_blocked_whole_and_streamed(checks, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # "every single one" after a group named as a question stands for the group
+        ("trans women? freaks. every single one deserves a beating.", "trans women deserves a beating."),
+        ("lesbians? every last one is a disgrace.", "lesbians is a disgrace."),
+        # ...not "every single one of" something else
+        (
+            "i met the refugees. every single one of the tests passed.",
+            "every single one of the tests passed.",
+        ),
+    ],
+)
+def test_every_single_one_stands_for_the_group_named_before(text, read):
+    assert last_unit(text) == read

@@ -22,6 +22,11 @@ from webapp.guard.moderation.text import Unit
 
 # A second clause or a second subject ("I don't think X are people they are rats"): the denial stops there.
 _MORE_CLAUSES = re.compile(r"[,;:(]|\s(?:and|so|then|because|or|they|they're|them|you|you're|we|he|she|it)\s")
+# A denial's elliptical echo, no clause of its own ("X are not property and never will be", "..., nor were they")
+_DENIAL_ECHO = re.compile(
+    r",?\s+(?:and|nor)(?:\s+(?:they|we|it|she|he|never|not|ever|will|would|won't|have|has|had|did|do|does|was|were|be|been"
+    r"|again|shall|n't))+\W*$"
+)
 # What a group is said to be, up to the first word of the predicate: "is" only after a singular (in
 # "Threatening trans people is a crime" it is the speaker's verdict), and not a negated predicate ("Jokes
 # about X are never funny" is the verdict on the jokes), nor a group that is the object of harm ("People who
@@ -372,7 +377,7 @@ class ContextRules:
 
     def denies_insult(self, text: str) -> bool:
         """One clause that denies an insult ("Women are not objects"); a second clause is judged as usual."""
-        return bool(self.insult_denial.search(text)) and not _MORE_CLAUSES.search(text)
+        return bool(self.insult_denial.search(text)) and not _MORE_CLAUSES.search(_DENIAL_ECHO.sub("", text))
 
     def is_negated(self, text: str) -> bool:
         return bool(self.negation.search(text))

@@ -19,7 +19,10 @@ from dataclasses import dataclass
 __all__ = ["Antecedent", "antecedent", "has_pronoun", "resolve"]
 
 _PRONOUN = re.compile(
-    r"\b(they're|they|them|people like (?:that|them|this)|those people|every single one of them)\b"
+    r"\b(they're|they|them|people like (?:that|them|this)|those people|every single one of them"
+    # ...and said of the group named just before ("X? Freaks. Every single one deserves ..."), not of others
+    # ("every single one of the tests")
+    r"|every (?:single|last) one(?! of\b))\b"
 )
 _SUBJECT = ("they", "they're")
 
