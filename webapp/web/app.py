@@ -26,6 +26,7 @@ from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors, upload_cap
 from webapp.web.headers import SecurityHeaders
 from webapp.web.hostguard import HostGuard
+from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import OwnerCookie, OwnerIds
 from webapp.web.review_access import ReviewAccess
 from webapp.web.tabbinding import TabBinding
@@ -141,9 +142,11 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     # Events with a function on the server: the page's browser-only ones (fn None) made Gradio raise.
     served = {path: {i for i, fn in page.fns.items() if fn.fn is not None} for path, page in pages.items()}
 
+    def page(path: str) -> str:  # which mounted page a request path belongs to
+        return AUDIT_MOUNT if path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages else "/"
+
     def events(path: str) -> Container[int]:
-        inside = path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages
-        return served[AUDIT_MOUNT if inside else "/"]
+        return served[page(path)]
 
     def signed_in_as(scope: MutableMapping[str, Any]) -> str | None:  # uploads belong to the user, if any
         return review_access.login.user(HTTPConnection(scope).cookies)
@@ -157,6 +160,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         events=events,
         mounts=tuple(path for path in pages if path != "/"),
         user=signed_in_as,
+        joined=LiveEvents(lambda path: pages[page(path)]),  # only an event's own tab may cancel it
         max_upload=upload_cap(settings.max_images_per_message, settings.max_image_bytes),
     )
     if AUDIT_MOUNT in pages:

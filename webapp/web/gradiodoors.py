@@ -6,7 +6,7 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
 - `/gradio_api/file=<url>` fetches any public URL for anyone, `/gradio_api/proxy=` forwards requests;
 - its 403 bodies echo the requested path back;
 - `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one, and
-  `/cancel` stops whichever event its body names, whichever tab sends it (``webapp.web.eventledger``);
+  `/cancel` stops whichever event its body names, whichever tab sends it (``webapp.web.liveevents``);
 - routes this app never uses stay open to anyone: `/dev/reload` holds a connection that polls every 50 ms
   for as long as a client keeps it, `/process_recording` takes a video and runs ffmpeg on it with the
   client's parameters, `/component_server` calls component functions, and each release adds more. So Gradio
@@ -32,7 +32,7 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
-from webapp.web.eventledger import EventLedger
+from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
@@ -111,7 +111,7 @@ class GradioDoors:
         max_body: int = MAX_EVENT_BODY,
         events: Callable[[str], Container[int]] | None = None,
         user: Callable[[Scope], str | None] = lambda scope: None,
-        joined: EventLedger | None = None,
+        joined: LiveEvents | None = None,
         max_upload: int | None = None,
     ) -> None:
         self.app = app
@@ -123,7 +123,8 @@ class GradioDoors:
         # The event ids of the page a path belongs to: Gradio answers an unknown fn_index with a 500.
         self.events = events
         self.user = user  # the name a request is signed in under (Gradio's login cookie), if any
-        self.joined = joined or EventLedger()  # which tab joined which event: only it may cancel the event
+        # Which tab runs which event (Gradio's queue): only it may cancel the event. None: no cancel passes.
+        self.joined = joined
         # Gradio caps each uploaded file, not their number (up to 1,000 in one request), and keeps them all.
         self.max_upload = max_upload
 
@@ -177,11 +178,9 @@ class GradioDoors:
         if self.tabs.body(payload, browser):
             body = json.dumps(payload).encode()
             scope = _with_length(scope, len(body))
-        if path.endswith(CANCEL) and not self._cancels_own(payload):
+        if path.endswith(CANCEL) and not self._cancels_own(path, payload):
             await json_reply(send, 404, "No such event in this tab.")
             return
-        if path.endswith(QUEUE_JOIN):
-            send = _on_success(send, lambda answer: self._record_event(payload, answer))
         await self.app(scope, _replay(body, receive), send)
 
     def _record_uploads(self, owner: str, body: bytes) -> None:
@@ -190,16 +189,12 @@ class GradioDoors:
         if isinstance(paths, list):
             self.ledger.record(owner, paths)
 
-    def _record_event(self, payload: object, body: bytes) -> None:
-        """Note the event id a join was answered with as the (bound) joining tab's."""
-        answer = _json(body)
-        if isinstance(payload, dict) and isinstance(answer, dict):
-            self.joined.record(answer.get("event_id"), payload.get("session_hash"))
-
-    def _cancels_own(self, payload: object) -> bool:
-        """Whether a cancel body names an event its own (bound) tab joined."""
-        return isinstance(payload, dict) and self.joined.joined(
-            payload.get("event_id"), payload.get("session_hash")
+    def _cancels_own(self, path: str, payload: object) -> bool:
+        """Whether a cancel body names an event the queue runs for its own (bound) tab."""
+        return (
+            isinstance(payload, dict)
+            and self.joined is not None
+            and self.joined.joined(path, payload.get("event_id"), payload.get("session_hash"))
         )
 
     async def _signed_in(self, scope: Scope) -> bool:
