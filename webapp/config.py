@@ -94,6 +94,17 @@ class Settings(BaseSettings):
     max_message_chars: int = 100_000
     max_image_bytes: int = 20 * 2**20
     max_images_per_message: int = 4
+    # Uploads (Gradio's upload route keeps every file): per owner (user or browser id) at most this many bytes
+    # (as the requests declare them) and files a window, answered 429 beyond; all owners together at most
+    # upload_folder_bytes on disk (a browser id costs nothing, so this is what bounds the disk). Every file in
+    # the upload folder (and its owner mark) is deleted upload_ttl_s after it was written: a sent image is
+    # kept in the database, a reopened chat shows it from there.
+    upload_window_s: float = 3600.0
+    upload_bytes_per_window: int = 200 * 2**20
+    upload_files_per_window: int = 100
+    upload_folder_bytes: int = 2 * 2**30
+    upload_ttl_s: float = 6 * 3600.0
+    upload_sweep_s: float = 60.0  # at most this often, on a request that may add files
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default

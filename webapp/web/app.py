@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import time
 from collections.abc import Callable, Container, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,9 @@ from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import OwnerCookie, OwnerIds
 from webapp.web.review_access import ReviewAccess
 from webapp.web.tabbinding import TabBinding
+from webapp.web.uploadquota import QuotaLimits, UploadQuota
 from webapp.web.uploads import UploadLedger
+from webapp.web.uploadsweep import Sweeper
 
 ASSETS = resource_dir("assets")
 
@@ -83,7 +86,9 @@ def browser_state_secret(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def create_app(settings: Settings, service: ChatService) -> FastAPI:
+def create_app(
+    settings: Settings, service: ChatService, *, clock: Callable[[], float] = time.time
+) -> FastAPI:
     import gradio as gr
 
     from webapp.web import demo
@@ -162,6 +167,7 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         user=signed_in_as,
         joined=LiveEvents(lambda path: pages[page(path)]),  # only an event's own tab may cancel it
         max_upload=upload_cap(settings.max_images_per_message, settings.max_image_bytes),
+        **upload_limits(settings, upload_dir, clock),
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
@@ -176,6 +182,25 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
     app.add_middleware(SecurityHeaders)  # around everything, refusals included
     return app
+
+
+def upload_limits(settings: Settings, upload_dir: Path, clock: Callable[[], float]) -> dict[str, Any]:
+    """The doors' quota over time and the sweep that deletes old uploads (and measures the folder for it)."""
+    limits = QuotaLimits(
+        window_s=settings.upload_window_s,
+        bytes_per_window=settings.upload_bytes_per_window,
+        files_per_window=settings.upload_files_per_window,
+        folder_bytes=settings.upload_folder_bytes,
+    )
+    quota = UploadQuota(limits, clock=clock)
+    sweeper = Sweeper(
+        upload_dir,
+        ttl_s=settings.upload_ttl_s,
+        interval_s=settings.upload_sweep_s,
+        clock=clock,
+        measured=quota.swept,
+    )
+    return {"quota": quota, "sweeper": sweeper}
 
 
 def gradio_app_of(app: FastAPI, path: str = "") -> object:

@@ -32,10 +32,14 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
+import anyio
+
 from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
+from webapp.web.uploadquota import UploadQuota
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
+from webapp.web.uploadsweep import Sweeper
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -113,6 +117,8 @@ class GradioDoors:
         user: Callable[[Scope], str | None] = lambda scope: None,
         joined: LiveEvents | None = None,
         max_upload: int | None = None,
+        quota: UploadQuota | None = None,
+        sweeper: Sweeper | None = None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -127,6 +133,8 @@ class GradioDoors:
         self.joined = joined
         # Gradio caps each uploaded file, not their number (up to 1,000 in one request), and keeps them all.
         self.max_upload = max_upload
+        self.quota = quota  # ... nor how much one owner uploads over time, nor all of them together
+        self.sweeper = sweeper  # ... nor does it ever delete a file
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -149,12 +157,21 @@ class GradioDoors:
             await json_reply(send, 401, "Not authenticated.")
             return
         scope = self.tabs.scope(scope, browser)
+        if (
+            method == "POST" and self.sweeper is not None and self.sweeper.due()
+        ):  # a request that may add files
+            await anyio.to_thread.run_sync(self.sweeper.run)
         if method == "POST" and path.endswith("/upload"):
             if owner is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
                 return
-            if not _declared_within(scope, self.max_upload):
+            declared = _declared(scope)
+            if declared is None or (self.max_upload is not None and declared > self.max_upload):
                 await json_reply(send, 413, "The upload is too large, or does not declare its length.")
+                return
+            refusal = None if self.quota is None else self.quota.admit(owner, declared)
+            if refusal is not None:
+                await json_reply(send, 429, refusal[0], retry_after=refusal[1])
                 return
             send = _on_success(send, lambda body: self._record_uploads(owner, body))
         elif method == "POST":
@@ -188,6 +205,8 @@ class GradioDoors:
         paths = _json(body)
         if isinstance(paths, list):
             self.ledger.record(owner, paths)
+            if self.quota is not None:
+                self.quota.uploaded(owner, len(paths))
 
     def _cancels_own(self, path: str, payload: object) -> bool:
         """Whether a cancel body names an event the queue runs for its own (bound) tab."""
@@ -302,13 +321,11 @@ def upload_cap(files: int, file_bytes: int) -> int:
     return files * file_bytes + MULTIPART_SLACK
 
 
-def _declared_within(scope: Scope, limit: int | None) -> bool:
-    """Whether the request declares a length within ``limit``: the server holds a body to its declared length,
-    and a browser's upload always declares it (a chunked one could not be refused before Gradio reads it)."""
-    if limit is None:
-        return True
+def _declared(scope: Scope) -> int | None:
+    """The length a request declares: the server holds a body to it, and a browser's upload always declares
+    it (a chunked one could not be refused, or charged to a quota, before Gradio reads it)."""
     declared = dict(scope.get("headers", [])).get(b"content-length", b"")
-    return declared.isdigit() and int(declared) <= limit
+    return int(declared) if declared.isdigit() else None
 
 
 def _with_length(scope: Scope, length: int) -> Scope:
@@ -353,8 +370,10 @@ def gradio_path(scope: Scope) -> str | None:
     return None if path.startswith(OWN_PREFIXES) or path in OWN_PATHS else path
 
 
-async def json_reply(send: Send, status: int, text: str) -> None:
+async def json_reply(send: Send, status: int, text: str, *, retry_after: int | None = None) -> None:
     body = json.dumps({"detail": text}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
