@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # A streamed answer whose client has taken none of it for this long (its buffers full, one write blocked)
     # ends as if the client had left: a reader that stalls cannot hold its turn for ever.
     api_stall_s: float = 60.0
+    # A connection's request headers must be complete this long after it was opened or its last answer ended,
+    # or it is closed: idle and slowloris sockets cannot pile up and exhaust the process's file descriptors.
+    http_header_timeout_s: float = 10.0
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
     # A browser's signed id (its anonymous chats, its uploads) lasts this long from its issue, then the

@@ -61,7 +61,8 @@ def live_app(
     )
     # The asyncio loop, not uvloop: uvloop resolves names in C, past the egress log's resolver patch.
     app = create_app(config, service, **({} if clock is None else {"clock": clock}))
-    server = ThreadedServer(app, loop="asyncio", http=http_protocol()).start()  # as run_app serves it
+    protocol = http_protocol(header_timeout_s=config.http_header_timeout_s)
+    server = ThreadedServer(app, loop="asyncio", http=protocol).start()  # as run_app serves it
     try:
         yield LiveApp(server.url, data, data / "gradio-tmp", service, app)
     finally:

@@ -261,4 +261,5 @@ def run_app(app: FastAPI, settings: Settings) -> None:
 
     from webapp.web.requestline import http_protocol
 
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", http=http_protocol())
+    protocol = http_protocol(header_timeout_s=settings.http_header_timeout_s)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", http=protocol)
