@@ -22,6 +22,7 @@ from webapp.store import Store
 from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import Profile, get_profile
+from webapp.web import queuesessions
 from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors, upload_cap
@@ -143,6 +144,8 @@ def create_app(
     for path in sorted(pages, reverse=True):  # "/audit" first: the mount at "/" would catch its paths
         gr.mount_gradio_app(app, pages[path], path=path, auth=login, **gradio)
     review_access.login.app = gradio_app_of(app)  # the Reviewer API also accepts the UI login
+    for blocks in pages.values():  # 2,000 other tabs joining no longer end a running answer's stream
+        queuesessions.install(blocks._queue)
 
     # Events with a function on the server: the page's browser-only ones (fn None) made Gradio raise.
     served = {path: {i for i, fn in page.fns.items() if fn.fn is not None} for path, page in pages.items()}
