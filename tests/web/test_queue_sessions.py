@@ -34,7 +34,7 @@ def test_fresh_tabs_joining_do_not_end_a_running_answers_stream(
 ) -> None:
     caches = [_sessions(route.app) for route in app.server_app.routes if isinstance(route, Mount)]
     for cache in caches:  # each page (a loopback request is moved to the page with the Audit tab)
-        cache.max_size = CACHE
+        cache.max_size = cache.limit = CACHE  # Gradio's size; the size queuesessions keeps it within
     with app.client() as victim, app.client() as mallory:
         queue = GradioQueue(victim)
         submit = queue.fn_index("on_submit")

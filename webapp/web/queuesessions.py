@@ -14,36 +14,37 @@ if a release renames them, and ``tests/web/test_queue_sessions.py`` fails.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from gradio.utils import LRUCache
 
 
-class KeepRunningSessions(LRUCache):
-    """Gradio's per-session message cache, never evicting a session with a waiting or running event."""
+class KeepRunningSessions:
+    """Mixed in before the cache's own class (Gradio's ``LRUCache``, or the UI queue's subclass of it, whose
+    own ``__setitem__`` still runs): evicts the oldest idle session itself, and lets the cache grow past its
+    size rather than evict a session with a waiting or running event."""
 
-    def __init__(self, queue: Any, max_size: int) -> None:
-        super().__init__(max_size)
-        self._queue = queue
+    _queue: Any
+    limit: int
+    max_size: int
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if key in self:
-            self.move_to_end(key)
-        elif len(self) >= self.max_size:
+        sessions: Any = self
+        if key not in sessions and len(sessions) >= self.limit:
             running = {event.session_hash for event in list(self._queue.event_ids_to_events.values())}
-            idle = next((session for session in self if session not in running), None)
-            if idle is not None:
-                del self[idle]
-        OrderedDict.__setitem__(self, key, value)
+            idle = [session for session in sessions if session not in running]
+            for session in idle[: len(sessions) - self.limit + 1]:  # the oldest first, back within the size
+                del sessions[session]
+        self.max_size = max(self.limit, len(sessions) + 1)  # the LRU below never evicts by itself
+        super().__setitem__(key, value)  # type: ignore[misc]
 
 
 def install(queue: Any) -> None:
-    """Replace ``queue``'s session cache (a Gradio ``Queue``) with one that keeps running tabs."""
-    old = queue.pending_messages_per_session
-    if not isinstance(old, LRUCache) or not isinstance(queue.event_ids_to_events, dict):
+    """Make ``queue``'s session cache (a Gradio ``Queue``'s) keep the tabs with a waiting or running event."""
+    cache = queue.pending_messages_per_session
+    if not isinstance(cache, LRUCache) or not isinstance(queue.event_ids_to_events, dict):
         raise RuntimeError("Gradio's queue changed: its session cache cannot be protected")
-    cache = KeepRunningSessions(queue, old.max_size)
-    for session, messages in old.items():
-        OrderedDict.__setitem__(cache, session, messages)
-    queue.pending_messages_per_session = cache
+    protected: Any = cache
+    protected.__class__ = type(f"KeepRunning{type(cache).__name__}", (KeepRunningSessions, type(cache)), {})
+    protected._queue = queue
+    protected.limit = cache.max_size
