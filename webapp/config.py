@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # A streamed answer whose client has taken none of it for this long (its buffers full, one write blocked)
     # ends as if the client had left: a reader that stalls cannot hold its turn for ever.
     api_stall_s: float = 60.0
+    # A connection's request headers must be complete this long after it was opened or its last answer ended,
+    # or it is closed: idle and slowloris sockets cannot pile up and exhaust the process's file descriptors.
+    http_header_timeout_s: float = 10.0
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
     # A browser's signed id (its anonymous chats, its uploads) lasts this long from its issue, then the
@@ -94,6 +97,17 @@ class Settings(BaseSettings):
     max_message_chars: int = 100_000
     max_image_bytes: int = 20 * 2**20
     max_images_per_message: int = 4
+    # Uploads (Gradio's upload route keeps every file): per owner (user or browser id) at most this many bytes
+    # (as the requests declare them) and files a window, answered 429 beyond; all owners together at most
+    # upload_folder_bytes on disk (a browser id costs nothing, so this is what bounds the disk). Every file in
+    # the upload folder (and its owner mark) is deleted upload_ttl_s after it was written: a sent image is
+    # kept in the database, a reopened chat shows it from there.
+    upload_window_s: float = 3600.0
+    upload_bytes_per_window: int = 200 * 2**20
+    upload_files_per_window: int = 100
+    upload_folder_bytes: int = 2 * 2**30
+    upload_ttl_s: float = 6 * 3600.0
+    upload_sweep_s: float = 60.0  # at most this often, on a request that may add files
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default

@@ -44,6 +44,7 @@ def live_app(
     upstream: ScriptedUpstream,
     monkeypatch: pytest.MonkeyPatch,
     profile: str = "generic",
+    clock: Callable[[], float] | None = None,
     **settings: Any,
 ) -> Iterator[LiveApp]:
     from webapp.config import load_settings
@@ -59,8 +60,9 @@ def live_app(
         config, Upstream(upstream.base_url), served_model=upstream.model, profile=get_profile(profile)
     )
     # The asyncio loop, not uvloop: uvloop resolves names in C, past the egress log's resolver patch.
-    app = create_app(config, service)
-    server = ThreadedServer(app, loop="asyncio", http=http_protocol()).start()  # as run_app serves it
+    app = create_app(config, service, **({} if clock is None else {"clock": clock}))
+    protocol = http_protocol(header_timeout_s=config.http_header_timeout_s)
+    server = ThreadedServer(app, loop="asyncio", http=protocol).start()  # as run_app serves it
     try:
         yield LiveApp(server.url, data, data / "gradio-tmp", service, app)
     finally:

@@ -216,7 +216,7 @@ def test_gradio_routes_without_a_login_check_need_one_under_an_auth_file(
             assert client.get("/gradio_api/heartbeat/s").status_code == 401
             login = client.post("/login", data={"username": "alice", "password": "correct horse"})
             assert login.status_code == 200
-            # past the login check: an event this tab never joined is not its to cancel (eventledger.py)
+            # past the login check: an event this tab never joined is not its to cancel (liveevents.py)
             signed_in = client.post("/gradio_api/cancel", json=cancel)
             assert signed_in.status_code == 404 and "No such event" in signed_in.text
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.requestline import http_protocol, target_authority
+from webapp.web.headerdeadline import HeaderDeadline
+from webapp.web.requestline import _with_deadline, http_protocol, target_authority
 
 
 @pytest.mark.parametrize(
@@ -27,3 +28,13 @@ def test_the_target_authority(target: bytes, authority: bytes | None) -> None:
 def test_the_server_uses_the_protocol_that_reads_it() -> None:
     protocol = http_protocol()
     assert protocol == "h11" or protocol.__name__ == "AbsoluteTargetProtocol"
+    timed = http_protocol(header_timeout_s=3.0)
+    assert issubclass(timed, HeaderDeadline) and timed.header_timeout_s == 3.0
+    assert protocol == "h11" or timed.__name__ == "AbsoluteTargetProtocol"
+
+
+def test_the_h11_fallback_gets_the_header_deadline_too() -> None:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    timed = _with_deadline("h11", 2.0)
+    assert issubclass(timed, HeaderDeadline) and issubclass(timed, H11Protocol)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import time
 from collections.abc import Callable, Container, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,15 +22,19 @@ from webapp.store import Store
 from webapp.turn.service import ChatService
 from webapp.upstream.client import LLMClient
 from webapp.upstream.profiles import Profile, get_profile
+from webapp.web import queuesessions
 from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
 from webapp.web.gradiodoors import GradioDoors, upload_cap
 from webapp.web.headers import SecurityHeaders
 from webapp.web.hostguard import HostGuard
+from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import OwnerCookie, OwnerIds
 from webapp.web.review_access import ReviewAccess
 from webapp.web.tabbinding import TabBinding
+from webapp.web.uploadquota import QuotaLimits, UploadQuota
 from webapp.web.uploads import UploadLedger
+from webapp.web.uploadsweep import Sweeper
 
 ASSETS = resource_dir("assets")
 
@@ -82,7 +87,9 @@ def browser_state_secret(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def create_app(settings: Settings, service: ChatService) -> FastAPI:
+def create_app(
+    settings: Settings, service: ChatService, *, clock: Callable[[], float] = time.time
+) -> FastAPI:
     import gradio as gr
 
     from webapp.web import demo
@@ -137,13 +144,17 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
     for path in sorted(pages, reverse=True):  # "/audit" first: the mount at "/" would catch its paths
         gr.mount_gradio_app(app, pages[path], path=path, auth=login, **gradio)
     review_access.login.app = gradio_app_of(app)  # the Reviewer API also accepts the UI login
+    for blocks in pages.values():  # 2,000 other tabs joining no longer end a running answer's stream
+        queuesessions.install(blocks._queue)
 
     # Events with a function on the server: the page's browser-only ones (fn None) made Gradio raise.
     served = {path: {i for i, fn in page.fns.items() if fn.fn is not None} for path, page in pages.items()}
 
+    def page(path: str) -> str:  # which mounted page a request path belongs to
+        return AUDIT_MOUNT if path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages else "/"
+
     def events(path: str) -> Container[int]:
-        inside = path.startswith(AUDIT_MOUNT + "/") and AUDIT_MOUNT in pages
-        return served[AUDIT_MOUNT if inside else "/"]
+        return served[page(path)]
 
     def signed_in_as(scope: MutableMapping[str, Any]) -> str | None:  # uploads belong to the user, if any
         return review_access.login.user(HTTPConnection(scope).cookies)
@@ -157,7 +168,9 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         events=events,
         mounts=tuple(path for path in pages if path != "/"),
         user=signed_in_as,
+        joined=LiveEvents(lambda path: pages[page(path)]),  # only an event's own tab may cancel it
         max_upload=upload_cap(settings.max_images_per_message, settings.max_image_bytes),
+        **upload_limits(settings, upload_dir, clock),
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
@@ -172,6 +185,25 @@ def create_app(settings: Settings, service: ChatService) -> FastAPI:
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
     app.add_middleware(SecurityHeaders)  # around everything, refusals included
     return app
+
+
+def upload_limits(settings: Settings, upload_dir: Path, clock: Callable[[], float]) -> dict[str, Any]:
+    """The doors' quota over time and the sweep that deletes old uploads (and measures the folder for it)."""
+    limits = QuotaLimits(
+        window_s=settings.upload_window_s,
+        bytes_per_window=settings.upload_bytes_per_window,
+        files_per_window=settings.upload_files_per_window,
+        folder_bytes=settings.upload_folder_bytes,
+    )
+    quota = UploadQuota(limits, clock=clock)
+    sweeper = Sweeper(
+        upload_dir,
+        ttl_s=settings.upload_ttl_s,
+        interval_s=settings.upload_sweep_s,
+        clock=clock,
+        measured=quota.swept,
+    )
+    return {"quota": quota, "sweeper": sweeper}
 
 
 def gradio_app_of(app: FastAPI, path: str = "") -> object:
@@ -232,4 +264,5 @@ def run_app(app: FastAPI, settings: Settings) -> None:
 
     from webapp.web.requestline import http_protocol
 
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", http=http_protocol())
+    protocol = http_protocol(header_timeout_s=settings.http_header_timeout_s)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", http=protocol)

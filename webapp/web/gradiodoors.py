@@ -6,7 +6,7 @@ Gradio (6.x) trusts its payloads more than a public app can afford to:
 - `/gradio_api/file=<url>` fetches any public URL for anyone, `/gradio_api/proxy=` forwards requests;
 - its 403 bodies echo the requested path back;
 - `/cancel` (and `/reset`, `/stream/...`, `/heartbeat/...`) need no login even when the UI asks for one, and
-  `/cancel` stops whichever event its body names, whichever tab sends it (``webapp.web.eventledger``);
+  `/cancel` stops whichever event its body names, whichever tab sends it (``webapp.web.liveevents``);
 - routes this app never uses stay open to anyone: `/dev/reload` holds a connection that polls every 50 ms
   for as long as a client keeps it, `/process_recording` takes a video and runs ffmpeg on it with the
   client's parameters, `/component_server` calls component functions, and each release adds more. So Gradio
@@ -32,10 +32,14 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
-from webapp.web.eventledger import EventLedger
+import anyio
+
+from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
+from webapp.web.uploadquota import UploadQuota
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
+from webapp.web.uploadsweep import Sweeper
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -111,8 +115,10 @@ class GradioDoors:
         max_body: int = MAX_EVENT_BODY,
         events: Callable[[str], Container[int]] | None = None,
         user: Callable[[Scope], str | None] = lambda scope: None,
-        joined: EventLedger | None = None,
+        joined: LiveEvents | None = None,
         max_upload: int | None = None,
+        quota: UploadQuota | None = None,
+        sweeper: Sweeper | None = None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -123,9 +129,12 @@ class GradioDoors:
         # The event ids of the page a path belongs to: Gradio answers an unknown fn_index with a 500.
         self.events = events
         self.user = user  # the name a request is signed in under (Gradio's login cookie), if any
-        self.joined = joined or EventLedger()  # which tab joined which event: only it may cancel the event
+        # Which tab runs which event (Gradio's queue): only it may cancel the event. None: no cancel passes.
+        self.joined = joined
         # Gradio caps each uploaded file, not their number (up to 1,000 in one request), and keeps them all.
         self.max_upload = max_upload
+        self.quota = quota  # ... nor how much one owner uploads over time, nor all of them together
+        self.sweeper = sweeper  # ... nor does it ever delete a file
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -148,12 +157,21 @@ class GradioDoors:
             await json_reply(send, 401, "Not authenticated.")
             return
         scope = self.tabs.scope(scope, browser)
+        if (
+            method == "POST" and self.sweeper is not None and self.sweeper.due()
+        ):  # a request that may add files
+            await anyio.to_thread.run_sync(self.sweeper.run)
         if method == "POST" and path.endswith("/upload"):
             if owner is None:
                 await json_reply(send, 403, "Uploads need a browser id.")
                 return
-            if not _declared_within(scope, self.max_upload):
+            declared = _declared(scope)
+            if declared is None or (self.max_upload is not None and declared > self.max_upload):
                 await json_reply(send, 413, "The upload is too large, or does not declare its length.")
+                return
+            refusal = None if self.quota is None else self.quota.admit(owner, declared)
+            if refusal is not None:
+                await json_reply(send, 429, refusal[0], retry_after=refusal[1])
                 return
             send = _on_success(send, lambda body: self._record_uploads(owner, body))
         elif method == "POST":
@@ -177,11 +195,9 @@ class GradioDoors:
         if self.tabs.body(payload, browser):
             body = json.dumps(payload).encode()
             scope = _with_length(scope, len(body))
-        if path.endswith(CANCEL) and not self._cancels_own(payload):
+        if path.endswith(CANCEL) and not self._cancels_own(path, payload):
             await json_reply(send, 404, "No such event in this tab.")
             return
-        if path.endswith(QUEUE_JOIN):
-            send = _on_success(send, lambda answer: self._record_event(payload, answer))
         await self.app(scope, _replay(body, receive), send)
 
     def _record_uploads(self, owner: str, body: bytes) -> None:
@@ -189,17 +205,15 @@ class GradioDoors:
         paths = _json(body)
         if isinstance(paths, list):
             self.ledger.record(owner, paths)
+            if self.quota is not None:
+                self.quota.uploaded(owner, len(paths))
 
-    def _record_event(self, payload: object, body: bytes) -> None:
-        """Note the event id a join was answered with as the (bound) joining tab's."""
-        answer = _json(body)
-        if isinstance(payload, dict) and isinstance(answer, dict):
-            self.joined.record(answer.get("event_id"), payload.get("session_hash"))
-
-    def _cancels_own(self, payload: object) -> bool:
-        """Whether a cancel body names an event its own (bound) tab joined."""
-        return isinstance(payload, dict) and self.joined.joined(
-            payload.get("event_id"), payload.get("session_hash")
+    def _cancels_own(self, path: str, payload: object) -> bool:
+        """Whether a cancel body names an event the queue runs for its own (bound) tab."""
+        return (
+            isinstance(payload, dict)
+            and self.joined is not None
+            and self.joined.joined(path, payload.get("event_id"), payload.get("session_hash"))
         )
 
     async def _signed_in(self, scope: Scope) -> bool:
@@ -307,13 +321,11 @@ def upload_cap(files: int, file_bytes: int) -> int:
     return files * file_bytes + MULTIPART_SLACK
 
 
-def _declared_within(scope: Scope, limit: int | None) -> bool:
-    """Whether the request declares a length within ``limit``: the server holds a body to its declared length,
-    and a browser's upload always declares it (a chunked one could not be refused before Gradio reads it)."""
-    if limit is None:
-        return True
+def _declared(scope: Scope) -> int | None:
+    """The length a request declares: the server holds a body to it, and a browser's upload always declares
+    it (a chunked one could not be refused, or charged to a quota, before Gradio reads it)."""
     declared = dict(scope.get("headers", [])).get(b"content-length", b"")
-    return declared.isdigit() and int(declared) <= limit
+    return int(declared) if declared.isdigit() else None
 
 
 def _with_length(scope: Scope, length: int) -> Scope:
@@ -358,8 +370,10 @@ def gradio_path(scope: Scope) -> str | None:
     return None if path.startswith(OWN_PREFIXES) or path in OWN_PATHS else path
 
 
-async def json_reply(send: Send, status: int, text: str) -> None:
+async def json_reply(send: Send, status: int, text: str, *, retry_after: int | None = None) -> None:
     body = json.dumps({"detail": text}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from webapp.web.headerdeadline import HeaderDeadline
+
 
 def target_authority(target: bytes) -> bytes | None:
     """The authority of an absolute-form request target (its `host[:port]`), else None (origin form `/path`,
@@ -26,12 +28,13 @@ def target_authority(target: bytes) -> bytes | None:
     return parts.netloc.rpartition("@")[2].encode("latin-1")
 
 
-def http_protocol() -> Any:
-    """uvicorn's `http` setting: its httptools protocol reading absolute targets' hosts, or "h11"."""
+def http_protocol(*, header_timeout_s: float | None = None) -> Any:
+    """uvicorn's `http` setting: its httptools protocol reading absolute targets' hosts (else h11's), closing a
+    connection whose request headers take longer than ``header_timeout_s`` (``headerdeadline``; None: never)."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # httptools is optional; uvicorn then parses with h11
-        return "h11"
+        return _with_deadline("h11", header_timeout_s)
 
     class AbsoluteTargetProtocol(HttpToolsProtocol):
         def on_headers_complete(self) -> None:
@@ -41,4 +44,14 @@ def http_protocol() -> Any:
                 self.headers[:] = [(k, v) for k, v in self.headers if k != b"host"] + [(b"host", authority)]
             super().on_headers_complete()
 
-    return AbsoluteTargetProtocol
+    return _with_deadline(AbsoluteTargetProtocol, header_timeout_s)
+
+
+def _with_deadline(protocol: Any, header_timeout_s: float | None) -> Any:
+    if header_timeout_s is None:
+        return protocol
+    if protocol == "h11":
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        protocol = H11Protocol
+    return type(protocol.__name__, (HeaderDeadline, protocol), {"header_timeout_s": header_timeout_s})

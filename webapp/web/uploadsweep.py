@@ -1,0 +1,89 @@
+"""Uploads are deleted a while after they were written: Gradio keeps every file it receives or caches, forever.
+
+Everything in the private upload folder is Gradio's copy of something this app already has elsewhere or no
+longer needs: an image a user attached (its bytes are stored with the message once sent; a reopened chat
+shows it from the database, never from this folder), Gradio's cached copies of it for the page, and the
+owner marks (``uploads.UploadLedger``) beside them. So every regular file, mark or not, older than the TTL
+(by its modification time: Gradio rewrites an upload of the same bytes, a mark is touched at each upload)
+is deleted, and the folders left empty with it. What this costs: an image attached and left unsent past the
+TTL must be attached again, and the tab that sent an image shows it broken after the TTL (reloaded, it shows
+the stored chip).
+
+The sweep also measures what stays, for the folder cap (``uploadquota``). It walks the folder, so it runs at
+most every ``interval_s`` seconds, off the event loop, when a request that may add files comes in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from webapp.web.uploads import OWNERS
+
+
+def sweep(folder: Path, *, older_than: float) -> int:
+    """Delete every file under ``folder`` last modified before ``older_than`` (epoch seconds), and the folders
+    that were as old and are empty now; return the bytes of the files that stay.
+
+    A folder is judged by its time before the sweep: Gradio makes a folder, then moves an upload into it, so
+    a folder made just now (while this runs in a thread) is never removed under it. The owner marks' folder
+    stays too (``UploadLedger`` makes it once, then writes into it)."""
+    old_dirs = [parent for parent, _, _ in os.walk(folder) if _mtime(parent) < older_than]
+    kept = 0
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(parent, name)
+            try:
+                info = os.lstat(path)
+                if info.st_mtime < older_than:
+                    os.unlink(path)
+                elif stat.S_ISREG(info.st_mode):
+                    kept += info.st_size
+            except OSError:
+                continue  # gone already, or in use by another sweep
+    keep = {str(folder), str(folder / OWNERS)}
+    for path in sorted(old_dirs, key=len, reverse=True):  # the deepest first
+        if path not in keep:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)  # only if empty
+    return kept
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return float("inf")
+
+
+class Sweeper:
+    """``due()``: whether a sweep should run now; ``run()``: the sweep, reporting what stays to ``measured``."""
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        ttl_s: float,
+        interval_s: float,
+        clock: Callable[[], float],
+        measured: Callable[[int], None],
+    ) -> None:
+        self.folder = folder
+        self.ttl_s = ttl_s
+        self.interval_s = interval_s
+        self._clock = clock
+        self._measured = measured
+        self._last: float | None = None
+
+    def due(self) -> bool:
+        now = self._clock()
+        if self._last is not None and now - self._last < self.interval_s:
+            return False
+        self._last = now  # taken before the sweep runs: a burst of requests starts one sweep
+        return True
+
+    def run(self) -> None:
+        self._measured(sweep(self.folder, older_than=self._clock() - self.ttl_s))
