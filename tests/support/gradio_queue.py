@@ -52,6 +52,12 @@ class GradioQueue:
                 return int(dep.get("id", index))
         raise KeyError(api_name)
 
+    def join_turn(self, text: str) -> dict[str, Any]:
+        """Send ``text`` as an Instant turn; the body its own tab's Stop would send (``/gradio_api/cancel``)."""
+        submit = self.fn_index("on_submit")
+        event_id = self.join(submit, [{"text": text, "files": []}, None, "Instant"]).json()["event_id"]
+        return {"session_hash": self.session_hash, "fn_index": submit, "event_id": event_id}
+
     def join(self, fn_index: int, data: list[Any]) -> httpx.Response:
         dep = next(d for d in self.dependencies() if d.get("id") == fn_index)
         trigger = dep["targets"][0][0] if dep.get("targets") else None

@@ -34,10 +34,8 @@ def app(tmp_path_factory: pytest.TempPathFactory, upstream: ScriptedUpstream) ->
 def test_a_flood_of_joins_does_not_take_a_tabs_stop_away(app: LiveApp, upstream: ScriptedUpstream) -> None:
     with app.client() as victim:
         queue = GradioQueue(victim)
-        submit = queue.fn_index("on_submit")
         upstream.push(Script(answer=["word "], endless=True, delay_s=0.01))
-        event_id = queue.join(submit, [{"text": "count", "files": []}, None, "Instant"]).json()["event_id"]
-        own_tab = {"session_hash": queue.session_hash, "fn_index": submit, "event_id": event_id}
+        own_tab = queue.join_turn("count")
         with queue.stream() as stream:
             lines = stream.iter_lines()
             assert _generating(lines, 1)

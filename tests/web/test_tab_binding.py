@@ -72,10 +72,8 @@ def test_another_browser_cannot_cancel_a_tabs_turn_by_its_event_id(
     it keeps streaming after her cancel only if the cancel did nothing; then Alice's own Stop still works."""
     with app.client() as alice, app.client() as mallory:
         queue = GradioQueue(alice)
-        submit = queue.fn_index("on_submit")
         upstream.push(Script(answer=["word "], endless=True, delay_s=0.01))
-        event_id = queue.join(submit, [{"text": "count", "files": []}, None, "Instant"]).json()["event_id"]
-        own_tab = {"session_hash": queue.session_hash, "fn_index": submit, "event_id": event_id}
+        own_tab = queue.join_turn("count")
         with queue.stream() as stream:
             lines = stream.iter_lines()
             assert _generating(lines, 1)
