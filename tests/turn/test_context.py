@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -300,21 +301,14 @@ async def test_image_only_messages_are_counted_without_an_empty_content_list() -
     assert result.exact and result.tokens == tok.sent_count(result)
 
 
-def _embedded_checkpoint() -> Any:
-    from webapp.config import load_settings
-    from webapp.runtime.modelprep import EMBEDDED_MODEL_NAME, is_prepared
-
-    folder = load_settings().models_dir / EMBEDDED_MODEL_NAME
-    return folder if is_prepared(folder) else None
-
-
-@pytest.mark.skipif(_embedded_checkpoint() is None, reason="embedded SmolLM2 checkpoint not prepared yet")
 @pytest.mark.parametrize("system_prompt", [None, "You are a helpful assistant."])
-async def test_counts_are_exact_with_the_real_smollm2_chat_template(system_prompt: str | None) -> None:
+async def test_counts_are_exact_with_the_real_smollm2_chat_template(
+    system_prompt: str | None, embedded_model: Path
+) -> None:
     """As vLLM's /tokenize computes it: chat template (it injects a default system prompt), then tokenizer."""
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(_embedded_checkpoint())
+    tokenizer = AutoTokenizer.from_pretrained(embedded_model)
 
     def count(messages: list[dict[str, Any]]) -> int:
         ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)

@@ -10,8 +10,6 @@ from tests.turn.test_context import ChatMLTokenizer, assistant, builder, convers
 from webapp.turn.context import ContextBuilder, ContextMessage, TokenCache
 from webapp.turn.tokencounts import text_tokens_at_most
 
-SMOLLM2_TOKENIZER = Path.home() / ".cache/railchat/models/SmolLM2-135M-Instruct/tokenizer.json"
-
 
 def bounded_builder(
     tok: ChatMLTokenizer, max_model_len: int, cache: TokenCache | None = None
@@ -80,7 +78,6 @@ def test_the_bound_is_the_longer_spelling_in_bytes_and_none_for_what_a_template_
     assert text_tokens_at_most({"role": "user", "content": [{"type": "image_url", "image_url": {}}]}) is None
 
 
-@pytest.mark.skipif(not SMOLLM2_TOKENIZER.exists(), reason="the embedded model has not been prepared here")
 @pytest.mark.parametrize(
     "text",
     [
@@ -94,9 +91,10 @@ def test_the_bound_is_the_longer_spelling_in_bytes_and_none_for_what_a_template_
         "a",
     ],
 )
-def test_the_bound_holds_for_the_embedded_models_tokenizer(text: str) -> None:
+def test_the_bound_holds_for_the_embedded_models_tokenizer(text: str, embedded_model: Path) -> None:
     from tokenizers import Tokenizer
 
-    tokens = len(Tokenizer.from_file(str(SMOLLM2_TOKENIZER)).encode(text, add_special_tokens=False).ids)
+    tokenizer = Tokenizer.from_file(str(embedded_model / "tokenizer.json"))
+    tokens = len(tokenizer.encode(text, add_special_tokens=False).ids)
     bound = text_tokens_at_most({"role": "user", "content": text})
     assert bound is not None and tokens <= bound
