@@ -148,6 +148,7 @@ def create_app(
         queuesessions.install(blocks._queue)
 
     # Events with a function on the server: the page's browser-only ones (fn None) made Gradio raise.
+    quota, sweeper = upload_limits(settings, upload_dir, clock)
     served = {path: {i for i, fn in page.fns.items() if fn.fn is not None} for path, page in pages.items()}
 
     def page(path: str) -> str:  # which mounted page a request path belongs to
@@ -170,7 +171,8 @@ def create_app(
         user=signed_in_as,
         joined=LiveEvents(lambda path: pages[page(path)]),  # only an event's own tab may cancel it
         max_upload=upload_cap(settings.max_images_per_message, settings.max_image_bytes),
-        **upload_limits(settings, upload_dir, clock),
+        quota=quota,
+        sweeper=sweeper,
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
@@ -187,7 +189,9 @@ def create_app(
     return app
 
 
-def upload_limits(settings: Settings, upload_dir: Path, clock: Callable[[], float]) -> dict[str, Any]:
+def upload_limits(
+    settings: Settings, upload_dir: Path, clock: Callable[[], float]
+) -> tuple[UploadQuota, Sweeper]:
     """The doors' quota over time and the sweep that deletes old uploads (and measures the folder for it)."""
     limits = QuotaLimits(
         window_s=settings.upload_window_s,
@@ -203,7 +207,7 @@ def upload_limits(settings: Settings, upload_dir: Path, clock: Callable[[], floa
         clock=clock,
         measured=quota.swept,
     )
-    return {"quota": quota, "sweeper": sweeper}
+    return quota, sweeper
 
 
 def gradio_app_of(app: FastAPI, path: str = "") -> object:

@@ -350,17 +350,12 @@ class SemanticTier:
 
     def _mourns(self, unit: Unit) -> bool:
         """A comment that only mourns or condemns ("Terrible.", "Never again."): the report stays benign."""
-        return self._mourning is not None and bool(
-            self._mourning.fullmatch(_BENIGN_EDGES.sub("", unit.plain))
-        )
+        return _is_whole(self._mourning, unit)
 
     def _is_benign(self, unit: Unit) -> bool:
         """A unit that is nothing but a shape of ordinary text this classifier over-reads (the whole unit:
         one more word, "X are here to stay, like a plague", and it is judged again)."""
-        if self._benign is None:
-            return False
-        said = _BENIGN_EDGES.sub("", unit.plain)
-        return bool(self._benign.fullmatch(said))
+        return _is_whole(self._benign, unit)
 
     def _may_deny(self, text: str) -> bool:
         """Whether the unit's negation may deny harm: it stands over a harm word, or the unit opens by
@@ -383,3 +378,8 @@ class SemanticTier:
         # "kill the cron job": the kill is a process's, no anchor of harm
         named = self._inert.sub(" ", text) if self._inert is not None else text
         return bool(anchor.search(named))
+
+
+def _is_whole(pattern: re.Pattern[str] | None, unit: Unit) -> bool:
+    """Whether ``pattern`` matches the whole unit, its leading "and"/"but" and closing punctuation aside."""
+    return pattern is not None and bool(pattern.fullmatch(_BENIGN_EDGES.sub("", unit.plain)))
