@@ -117,6 +117,9 @@ class Settings(BaseSettings):
     # often; 0 leaves glibc's default.
     malloc_arenas: int = 2
     malloc_trim_s: float = 60.0
+    # A worker thread (the store's, the embedding model's) waiting for the GIL gets it after at most this long
+    # (webapp/runtime/gil.py); 0 keeps Python's 5 ms.
+    gil_switch_ms: float = 1.0
 
     # A Bearer key for scrapers of /metrics; in demo mode /metrics answers only to it (see SECURITY.md).
     metrics_token: str | None = None

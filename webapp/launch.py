@@ -26,6 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 from webapp.config import Settings, load_settings
+from webapp.runtime.gil import set_switch_interval
 from webapp.runtime.memory import tune_allocator
 from webapp.upstream.profiles import PROFILES, Profile, get_profile
 
@@ -167,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     settings = settings_from(args, passthrough)
     tune_allocator(arenas=settings.malloc_arenas, trim_every_s=settings.malloc_trim_s)  # before any thread
+    set_switch_interval(settings.gil_switch_ms)
     configure_logging(settings)
     profile = get_profile(settings.profile_name)
     t0 = time.monotonic()
