@@ -75,7 +75,7 @@ class AnswerStep:
         status and rail verdicts, never "streaming".
         """
         sampling = self.profile.sampling_for(request.mode, request.sampling)
-        answer_id = await asyncio.to_thread(
+        row = AnswerRow.start(
             self.store.add_answer,
             session_id,
             context=ContextIn(tuple(context.message_ids), context.tokens, context.dropped),
@@ -104,6 +104,7 @@ class AnswerStep:
         try:
             async with aclosing(_filtered(stream, filt, gate, answer, started)) as steps:
                 async for step in steps:
+                    answer_id = await row.id()  # nothing is shown before the answer's row exists
                     for event in answer.release(step):
                         yield event
                     verdicts += step.events
@@ -117,12 +118,12 @@ class AnswerStep:
                         answer_id, answer.raw_answer, answer.raw_reasoning, answer.shown_answer
                     )
             status = "complete"
-            done = self._done("complete", answer_id, answer, result, started)
+            done = self._done("complete", await row.id(), answer, result, started)
         except UpstreamError as exc:
             status = "error"
             done = self._done(
                 "error",
-                answer_id,
+                await row.id(),
                 answer,
                 result,
                 started,
@@ -130,11 +131,11 @@ class AnswerStep:
                 code=upstream_error_code(exc),
             )
         except Exception:  # never a 500 or a hang: the answer is stored as an error and the user told
-            log.exception("turn failed", extra={"session_id": session_id, "answer_id": answer_id})
+            log.exception("turn failed", extra={"session_id": session_id, "answer_id": row.known})
             status = "error"
             done = self._done(
                 "error",
-                answer_id,
+                await row.id(),
                 answer,
                 result,
                 started,
@@ -146,7 +147,7 @@ class AnswerStep:
             if done is None or done.status != "blocked":
                 await asyncio.shield(
                     self._finish(
-                        answer_id,
+                        row,
                         status,
                         answer,
                         result,
@@ -218,7 +219,7 @@ class AnswerStep:
 
     async def _finish(
         self,
-        answer_id: int,
+        row: AnswerRow,
         status: FinalStatus,
         answer: Transcript,
         result: StreamResult,
@@ -226,7 +227,9 @@ class AnswerStep:
         error: str | None,
         verdicts: Sequence[RailOutcome],
     ) -> None:
-        """The final status, text and rail verdicts: one transaction."""
+        """The final status, text and rail verdicts: one transaction (once the row exists: the whole of this
+        is shielded, so a cancelled turn still waits for its row and finishes it)."""
+        answer_id = await row.id()
         events = self._verdicts(answer_id, verdicts)
         await asyncio.to_thread(
             self.store.finish_message,
@@ -338,6 +341,33 @@ class Transcript:
             self.shown_answer += released["answer"]
             events.append(AnswerDelta(released["answer"]))
         return events
+
+
+class AnswerRow:
+    """The answer's row, written while the model server is asked for the answer.
+
+    Under load the store's writes queue (SQLite takes one writer at a time: 64 turns starting together waited
+    hundreds of ms for their writes), and the model's first words need not wait for one more: the request
+    goes out at once, and the row is awaited before anything of the answer is shown or saved. Should the
+    row's write fail, awaiting it raises that error, as writing it first did.
+    """
+
+    def __init__(self, task: asyncio.Future[int]) -> None:
+        self._task = task
+
+    @classmethod
+    def start(cls, add_answer: Callable[..., int], *args: Any, **kwargs: Any) -> AnswerRow:
+        return cls(asyncio.ensure_future(asyncio.to_thread(add_answer, *args, **kwargs)))
+
+    @property
+    def known(self) -> int | None:
+        """The row's id if it is written (for a log line), else None."""
+        done = self._task.done() and not self._task.cancelled() and self._task.exception() is None
+        return self._task.result() if done else None
+
+    async def id(self) -> int:
+        # shielded: a cancelled turn must not abandon its row's write halfway; the thread finishes it anyway
+        return await asyncio.shield(self._task)
 
 
 def _upstream_fields(request: TurnRequest) -> dict[str, Any]:
