@@ -162,16 +162,17 @@ class GradioDoors:
         ):  # a request that may add files
             await anyio.to_thread.run_sync(self.sweeper.run)
         if method == "POST" and path.endswith("/upload"):
+            # The page shows an upload's refusal as its toast, body verbatim: a sentence, not JSON.
             if owner is None:
-                await json_reply(send, 403, "Uploads need a browser id.")
+                await text_reply(send, 403, "Uploads need a browser id.")
                 return
             declared = _declared(scope)
             if declared is None or (self.max_upload is not None and declared > self.max_upload):
-                await json_reply(send, 413, "The upload is too large, or does not declare its length.")
+                await text_reply(send, 413, "The upload is too large, or does not declare its length.")
                 return
             refusal = None if self.quota is None else self.quota.admit(owner, declared)
             if refusal is not None:
-                await json_reply(send, 429, refusal[0], retry_after=refusal[1])
+                await text_reply(send, 429, refusal[0], retry_after=refusal[1])
                 return
             send = _on_success(send, lambda body: self._record_uploads(owner, body))
         elif method == "POST":
@@ -371,8 +372,17 @@ def gradio_path(scope: Scope) -> str | None:
 
 
 async def json_reply(send: Send, status: int, text: str, *, retry_after: int | None = None) -> None:
-    body = json.dumps({"detail": text}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await _reply(send, status, json.dumps({"detail": text}).encode(), b"application/json", retry_after)
+
+
+async def text_reply(send: Send, status: int, text: str, *, retry_after: int | None = None) -> None:
+    """A refusal the page shows as it is: Gradio's upload toast reads ``HTTP <status>: <body>``, so a JSON
+    body showed the user its braces and quotes (session 18)."""
+    await _reply(send, status, text.encode(), b"text/plain; charset=utf-8", retry_after)
+
+
+async def _reply(send: Send, status: int, body: bytes, content_type: bytes, retry_after: int | None) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
     if retry_after is not None:
         headers.append((b"retry-after", str(retry_after).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
