@@ -107,7 +107,7 @@ class Settings(BaseSettings):
     upload_files_per_window: int = 100
     upload_folder_bytes: int = 2 * 2**30
     upload_ttl_s: float = 6 * 3600.0
-    upload_sweep_s: float = 60.0  # at most this often, on a request that may add files
+    upload_sweep_s: float = 60.0  # a background task sweeps the folder this often (and once at start)
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default

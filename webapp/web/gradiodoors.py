@@ -32,14 +32,11 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
-import anyio
-
 from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
 from webapp.web.uploadquota import UploadQuota
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
-from webapp.web.uploadsweep import Sweeper
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -118,7 +115,6 @@ class GradioDoors:
         joined: LiveEvents | None = None,
         max_upload: int | None = None,
         quota: UploadQuota | None = None,
-        sweeper: Sweeper | None = None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -134,7 +130,6 @@ class GradioDoors:
         # Gradio caps each uploaded file, not their number (up to 1,000 in one request), and keeps them all.
         self.max_upload = max_upload
         self.quota = quota  # ... nor how much one owner uploads over time, nor all of them together
-        self.sweeper = sweeper  # ... nor does it ever delete a file
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -157,10 +152,6 @@ class GradioDoors:
             await json_reply(send, 401, "Not authenticated.")
             return
         scope = self.tabs.scope(scope, browser)
-        if (
-            method == "POST" and self.sweeper is not None and self.sweeper.due()
-        ):  # a request that may add files
-            await anyio.to_thread.run_sync(self.sweeper.run)
         if method == "POST" and path.endswith("/upload"):
             # The page shows an upload's refusal as its toast, body verbatim: a sentence, not JSON.
             if owner is None:
