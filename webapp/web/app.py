@@ -28,6 +28,7 @@ from webapp.upstream.profiles import Profile, get_profile
 from webapp.web import queuesessions
 from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
+from webapp.web.bodydeadline import BodyDeadline
 from webapp.web.gradiodoors import GradioDoors, upload_cap
 from webapp.web.headers import SecurityHeaders
 from webapp.web.hostguard import HostGuard
@@ -200,6 +201,10 @@ def create_app(
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
+    # Around every route: a body trickled in cannot hold its connection (the header deadline ends at the body).
+    app.add_middleware(
+        BodyDeadline, timeout_s=settings.http_body_timeout_s, min_rate=settings.http_body_min_rate
+    )
     app.add_middleware(SecurityHeaders)  # around everything, refusals included
     return app
 

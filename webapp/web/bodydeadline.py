@@ -1,0 +1,90 @@
+"""A request's body must keep arriving, or the request is answered 408 and its connection closed.
+
+The header deadline (``headerdeadline``) ends when a request's headers are in; from then on uvicorn waits for
+the body as long as its client likes. A client that declares a large body (an upload may be 80 MiB) and sends
+a byte every few seconds, or a chunked body that never ends, held its connection, its request's task and the
+buffers of the route reading it for hours (session 18: 1 byte every 2 s kept a `/gradio_api/upload` open for
+as long as the test ran). Enough of them exhaust file descriptors, like idle sockets did.
+
+So, like Apache's ``mod_reqtimeout`` (``body=...,MinRate=...``): a body must have arrived in full within
+``timeout_s`` of the request reaching the app, plus one second for every ``min_rate`` bytes that arrived. A real
+upload is never cut by it (on loopback a few MB take milliseconds; over a slow link every 8 KiB buys a second),
+a trickle is: bytes that only frame a chunked body (sizes, extensions, trailers) buy nothing. When it passes,
+the app's ``receive`` answers ``http.disconnect`` (the route gives up as if the client had left), and the client
+gets a 408 with ``Connection: close`` (uvicorn then closes the connection), unless the route had begun its
+answer. Measured on the event loop's clock, which is the one the deadline waits on.
+
+What it does not bound: a client that keeps just above ``min_rate``; it holds its connection at most for the
+route's body cap divided by the rate, and pays that bandwidth for it. A route that never reads its body is
+not waited for by the server either: once the route has answered, the header deadline closes the connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import anyio
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOO_SLOW = b"The request body arrived too slowly; the connection is closed."
+
+
+class BodyDeadline:
+    """ASGI middleware: a request body arrives by its deadline (see the module's docstring), or 408."""
+
+    def __init__(self, app: ASGIApp, *, timeout_s: float, min_rate: float) -> None:
+        self.app = app
+        self.timeout_s = timeout_s
+        self.min_rate = min_rate  # bytes a second that each buy one more second
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        deadline = anyio.current_time() + self.timeout_s
+        body_done = False
+        started = late = False
+
+        async def receiving() -> Message:
+            nonlocal deadline, body_done, late
+            if body_done or late:
+                return await receive() if not late else {"type": "http.disconnect"}
+            with anyio.move_on_after(deadline - anyio.current_time()):
+                message = await receive()
+                if message["type"] == "http.request":
+                    deadline += len(message.get("body", b"")) / self.min_rate
+                    body_done = not message.get("more_body", False)
+                else:
+                    body_done = True  # the client left: nothing more to wait for
+                return message
+            late = True
+            if not started:
+                await send_too_slow()
+            return {"type": "http.disconnect"}
+
+        async def send_too_slow() -> None:
+            nonlocal started
+            started = True
+            headers = [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(TOO_SLOW)).encode()),
+                (b"connection", b"close"),
+            ]
+            await send({"type": "http.response.start", "status": 408, "headers": headers})
+            await send({"type": "http.response.body", "body": TOO_SLOW})
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if late:
+                return  # the 408 went out (or the client was cut mid-answer): the route's answer has nowhere to go
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        await self.app(scope, receiving, sending)
