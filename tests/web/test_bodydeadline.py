@@ -13,14 +13,17 @@ import select
 import socket
 import time
 from collections.abc import Iterator
+from typing import Any
 
+import anyio
 import pytest
+from starlette.requests import ClientDisconnect
 
 from tests.support.live_app import LiveApp, module_live_app, module_upstream
 from tests.support.raw_http import request_head, trickle
 from tests.support.scripted_upstream import ScriptedUpstream
 from tests.web.test_uploads import png
-from webapp.web.bodydeadline import TOO_SLOW
+from webapp.web.bodydeadline import TOO_SLOW, BodyDeadline
 
 upstream = module_upstream()
 TIMEOUT_S = 1.0
@@ -139,3 +142,24 @@ def test_a_body_trickled_on_after_the_answer_is_cut_by_the_header_deadline(
                 closed_after = time.monotonic() - start
     assert answered.startswith(b"HTTP/1.1 ") and b" 408 " not in answered[:12]
     assert closed_after is not None and closed_after < HEADER_TIMEOUT_S + 2, closed_after
+
+
+async def test_the_route_giving_up_on_the_late_body_is_not_logged_as_a_crash() -> None:
+    """Starlette raises ClientDisconnect when told the client left: uvicorn logged a traceback per trickle."""
+    sent: list[dict[str, object]] = []
+
+    async def never() -> dict[str, object]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async def route(scope: object, receive: Any, send: Any) -> None:
+        message = await receive()
+        assert message["type"] == "http.disconnect"
+        raise ClientDisconnect()
+
+    async def record(message: Any) -> None:
+        sent.append(message)
+
+    app = BodyDeadline(route, timeout_s=0.05, min_rate=MIN_RATE)
+    await app({"type": "http", "method": "POST", "path": "/x"}, never, record)
+    assert sent[0]["status"] == 408 and sent[-1]["body"] == TOO_SLOW

@@ -21,10 +21,13 @@ not waited for by the server either: once the route has answered, the header dea
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import anyio
+
+log = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -87,4 +90,17 @@ class BodyDeadline:
                 started = True
             await send(message)
 
-        await self.app(scope, receiving, sending)
+        try:
+            await self.app(scope, receiving, sending)
+        except Exception as error:
+            if not late:
+                raise
+            # The route gave up when told its client left (Starlette raises ClientDisconnect): that is the
+            # point, not a fault. Logged whole, each trickled request left ~100 lines of traceback in the log.
+            # The path as a repr: it is the client's, percent-decoded, and may hold a line break.
+            log.warning(
+                "A request body arrived too slowly: 408 (%s %r; %s)",
+                scope.get("method"),
+                scope.get("path"),
+                type(error).__name__,
+            )
