@@ -77,7 +77,7 @@ class Settings(BaseSettings):
     # A connection's request headers must be complete this long after it was opened or its last answer ended,
     # or it is closed: idle and slowloris sockets cannot pile up and exhaust the process's file descriptors.
     http_header_timeout_s: float = 10.0
-    # A request's body must have arrived this long after the request reached the app, plus one second for every
+    # A request's body must have arrived this long after the app began to read it, plus one second for every
     # http_body_min_rate bytes that arrived, or it is answered 408 and its connection closed: a body trickled a
     # byte at a time cannot hold a connection (a real upload buys time as it arrives).
     http_body_timeout_s: float = 60.0

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from starlette.requests import ClientDisconnect
 
@@ -163,3 +164,31 @@ async def test_the_route_giving_up_on_the_late_body_is_not_logged_as_a_crash() -
     app = BodyDeadline(route, timeout_s=0.05, min_rate=MIN_RATE)
     await app({"type": "http", "method": "POST", "path": "/x"}, never, record)
     assert sent[0]["status"] == 408 and sent[-1]["body"] == TOO_SLOW
+
+
+async def test_time_the_server_takes_before_it_reads_is_not_the_clients() -> None:
+    """The deadline starts at the route's first read: before it, uvicorn stops reading the socket anyway."""
+    pieces = [{"type": "http.request", "body": b"x" * 10, "more_body": more} for more in (True, True, False)]
+    sent: list[Any] = []
+
+    async def receive() -> Any:
+        await anyio.lowlevel.checkpoint()  # uvicorn resumes reading the socket, then waits for the next piece
+        return pieces.pop(0)
+
+    async def route(scope: object, receive: Any, send: Any) -> None:
+        await anyio.sleep(0.2)  # a queue or a lock: four times the body's timeout
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    async def record(message: Any) -> None:
+        sent.append(message)
+
+    app = BodyDeadline(route, timeout_s=0.05, min_rate=MIN_RATE)
+    await app({"type": "http", "method": "POST", "path": "/x"}, receive, record)
+    assert sent[0]["status"] == 200 and sent[-1]["body"] == b"x" * 30
