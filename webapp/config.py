@@ -77,6 +77,11 @@ class Settings(BaseSettings):
     # A connection's request headers must be complete this long after it was opened or its last answer ended,
     # or it is closed: idle and slowloris sockets cannot pile up and exhaust the process's file descriptors.
     http_header_timeout_s: float = 10.0
+    # A request's body must have arrived this long after the app began to read it, plus one second for every
+    # http_body_min_rate bytes that arrived, or it is answered 408 and its connection closed: a body trickled a
+    # byte at a time cannot hold a connection (a real upload buys time as it arrives).
+    http_body_timeout_s: float = 60.0
+    http_body_min_rate: int = Field(default=8192, gt=0)  # bytes a second
     invite_only: bool = False  # demo: visitors need an invite link (python -m webapp.invites new)
     demo_messages_per_minute: int = 5  # demo: per visitor, counted in the database (holds across replicas)
     # A browser's signed id (its anonymous chats, its uploads) lasts this long from its issue, then the
@@ -107,7 +112,7 @@ class Settings(BaseSettings):
     upload_files_per_window: int = 100
     upload_folder_bytes: int = 2 * 2**30
     upload_ttl_s: float = 6 * 3600.0
-    upload_sweep_s: float = 60.0  # at most this often, on a request that may add files
+    upload_sweep_s: float = 60.0  # a background task sweeps the folder this often (and once at start)
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +45,7 @@ def live_app(
     monkeypatch: pytest.MonkeyPatch,
     profile: str = "generic",
     clock: Callable[[], float] | None = None,
+    sweep_pause: Callable[[float], Awaitable[None]] | None = None,
     **settings: Any,
 ) -> Iterator[LiveApp]:
     from webapp.config import load_settings
@@ -60,7 +61,8 @@ def live_app(
         config, Upstream(upstream.base_url), served_model=upstream.model, profile=get_profile(profile)
     )
     # The asyncio loop, not uvloop: uvloop resolves names in C, past the egress log's resolver patch.
-    app = create_app(config, service, **({} if clock is None else {"clock": clock}))
+    seams = {"clock": clock, "sweep_pause": sweep_pause}
+    app = create_app(config, service, **{name: seam for name, seam in seams.items() if seam is not None})
     protocol = http_protocol(header_timeout_s=config.http_header_timeout_s)
     server = ThreadedServer(app, loop="asyncio", http=protocol).start()  # as run_app serves it
     try:

@@ -3,7 +3,7 @@
 import pytest
 
 from webapp.web import uploadquota
-from webapp.web.uploadquota import QuotaLimits, UploadQuota
+from webapp.web.uploadquota import QuotaLimits, UploadQuota, wait_text
 
 LIMITS = QuotaLimits(window_s=100.0, bytes_per_window=1000, files_per_window=3, folder_bytes=5000)
 
@@ -45,3 +45,8 @@ def test_the_entries_of_one_window_are_capped(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(uploadquota, "MAX_ENTRIES", 3)
     quota = UploadQuota(QuotaLimits(100.0, 10**9, 10**9, 10**12), clock=Clock())
     assert [quota.admit(f"owner-{i}", 1) is None for i in range(4)] == [True, True, True, False]
+
+
+def test_a_wait_reads_in_the_unit_a_person_would_use_rounded_up() -> None:
+    waits = {1: "1 s", 59: "59 s", 60: "1 min", 61: "2 min", 3599: "60 min", 7199: "120 min", 7201: "3 h"}
+    assert {s: wait_text(s) for s in waits} == waits

@@ -1,7 +1,11 @@
 """Deleting old uploads (the HTTP side: tests/web/test_upload_quota.py)."""
 
 import os
+import threading
 from pathlib import Path
+
+import anyio
+import pytest
 
 from webapp.web.uploadsweep import Sweeper, sweep
 
@@ -33,14 +37,64 @@ def test_old_files_and_emptied_folders_go_new_ones_stay_and_are_measured(tmp_pat
     assert up.is_dir()  # the folder itself stays
 
 
-def test_a_sweep_runs_at_most_every_interval_and_reports_what_stays(tmp_path: Path) -> None:
+async def test_the_loop_sweeps_at_start_and_after_each_pause_and_reports_what_stays(tmp_path: Path) -> None:
     _file(tmp_path / "h" / "a.png", 5, 1000.0)
-    now, measured = [1000.0], []
+    now, measured, pauses = [1000.0], [], []
+
+    async def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) == 1:
+            now[0] = 1060.0  # a minute passes: the file is older than the TTL now
+            return
+        raise anyio.get_cancelled_exc_class()  # the app shuts down in its second pause
+
     sweeper = Sweeper(tmp_path, ttl_s=50.0, interval_s=10.0, clock=lambda: now[0], measured=measured.append)
-    assert sweeper.due()
-    sweeper.run()
-    assert not sweeper.due()
-    now[0] = 1060.0
-    assert sweeper.due()
-    sweeper.run()
-    assert measured == [5, 0]
+    with pytest.raises(anyio.get_cancelled_exc_class()):
+        await sweeper.run(pause=pause)
+    assert measured == [5, 0] and pauses == [10.0, 10.0]
+
+
+async def test_a_shutdown_during_a_walk_waits_for_it_and_keeps_its_measure(tmp_path: Path) -> None:
+    """The walk runs in a thread a cancel cannot stop; shielded, its measure is reported all the same."""
+    _file(tmp_path / "h" / "a.png", 5, 1000.0)
+    walking, finish, measured = threading.Event(), threading.Event(), []
+
+    def slow_clock() -> float:  # read by the walk, in its thread
+        walking.set()
+        assert finish.wait(10)
+        return 2000.0
+
+    sweeper = Sweeper(tmp_path, ttl_s=50.0, interval_s=10.0, clock=slow_clock, measured=measured.append)
+    shutdown = anyio.CancelScope()
+
+    async def serve() -> None:
+        with shutdown:
+            await sweeper.run(pause=anyio.sleep)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(serve)
+        await anyio.to_thread.run_sync(walking.wait)
+        shutdown.cancel()  # the app's shutdown, half-way through the walk
+        finish.set()
+    assert measured == [0]  # the walk ended (the old file gone) and its measure was reported
+    assert not (tmp_path / "h").exists()
+
+
+async def test_a_failing_walk_does_not_end_the_loop(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def clock() -> float:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("the disk hiccups")
+        return 0.0
+
+    async def pause(seconds: float) -> None:
+        if len(calls) >= 2:
+            raise anyio.get_cancelled_exc_class()
+
+    measured: list[int] = []
+    sweeper = Sweeper(tmp_path, ttl_s=50.0, interval_s=10.0, clock=clock, measured=measured.append)
+    with pytest.raises(anyio.get_cancelled_exc_class()):
+        await sweeper.run(pause=pause)
+    assert measured == [0]  # the second walk ran and reported

@@ -6,11 +6,14 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Container, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Container, MutableMapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.requests import HTTPConnection
@@ -25,6 +28,7 @@ from webapp.upstream.profiles import Profile, get_profile
 from webapp.web import queuesessions
 from webapp.web.audit_route import AUDIT_MOUNT, AuditRoute, share_login
 from webapp.web.auth import ApiAccess, is_loopback
+from webapp.web.bodydeadline import BodyDeadline
 from webapp.web.gradiodoors import GradioDoors, upload_cap
 from webapp.web.headers import SecurityHeaders
 from webapp.web.hostguard import HostGuard
@@ -88,8 +92,13 @@ def browser_state_secret(data_dir: Path) -> str:
 
 
 def create_app(
-    settings: Settings, service: ChatService, *, clock: Callable[[], float] = time.time
+    settings: Settings,
+    service: ChatService,
+    *,
+    clock: Callable[[], float] = time.time,
+    sweep_pause: Callable[[float], Awaitable[None]] = anyio.sleep,
 ) -> FastAPI:
+    """``clock`` dates uploads for the quota and the sweep; ``sweep_pause`` waits between two sweeps."""
     import gradio as gr
 
     from webapp.web import demo
@@ -97,7 +106,16 @@ def create_app(
     from webapp.web.ui import ChatUI
 
     upload_dir = private_gradio_tempdir(settings)
-    app = FastAPI(title="railchat", docs_url=None, redoc_url=None, openapi_url=None)
+    quota, sweeper = upload_limits(settings, upload_dir, clock)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tasks:  # Gradio's mount wraps this lifespan in its own
+            tasks.start_soon(partial(sweeper.run, pause=sweep_pause))
+            yield
+            tasks.cancel_scope.cancel()
+
+    app = FastAPI(title="railchat", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.state.service = service
 
     @app.get("/healthz")
@@ -148,7 +166,6 @@ def create_app(
         queuesessions.install(blocks._queue)
 
     # Events with a function on the server: the page's browser-only ones (fn None) made Gradio raise.
-    quota, sweeper = upload_limits(settings, upload_dir, clock)
     served = {path: {i for i, fn in page.fns.items() if fn.fn is not None} for path, page in pages.items()}
 
     def page(path: str) -> str:  # which mounted page a request path belongs to
@@ -172,7 +189,6 @@ def create_app(
         joined=LiveEvents(lambda path: pages[page(path)]),  # only an event's own tab may cancel it
         max_upload=upload_cap(settings.max_images_per_message, settings.max_image_bytes),
         quota=quota,
-        sweeper=sweeper,
     )
     if AUDIT_MOUNT in pages:
         share_login(review_access.login.app, gradio_app_of(app, AUDIT_MOUNT))
@@ -185,6 +201,10 @@ def create_app(
     if not settings.share:  # a share link arrives through Gradio's tunnel under its own public name
         # Outermost: a rebound DNS name or a cross-site page is refused before anything else runs.
         app.add_middleware(HostGuard, loopback_only=is_loopback(settings.host))
+    # Around every route: a body trickled in cannot hold its connection (the header deadline ends at the body).
+    app.add_middleware(
+        BodyDeadline, timeout_s=settings.http_body_timeout_s, min_rate=settings.http_body_min_rate
+    )
     app.add_middleware(SecurityHeaders)  # around everything, refusals included
     return app
 

@@ -32,14 +32,11 @@ import re
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
-import anyio
-
 from webapp.web.liveevents import LiveEvents
 from webapp.web.ownership import browser_of, owner_id
 from webapp.web.tabbinding import TabBinding
 from webapp.web.uploadquota import UploadQuota
 from webapp.web.uploads import UploadLedger, is_url_like, named_paths
-from webapp.web.uploadsweep import Sweeper
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -118,7 +115,6 @@ class GradioDoors:
         joined: LiveEvents | None = None,
         max_upload: int | None = None,
         quota: UploadQuota | None = None,
-        sweeper: Sweeper | None = None,
     ) -> None:
         self.app = app
         self.ledger = ledger
@@ -134,7 +130,6 @@ class GradioDoors:
         # Gradio caps each uploaded file, not their number (up to 1,000 in one request), and keeps them all.
         self.max_upload = max_upload
         self.quota = quota  # ... nor how much one owner uploads over time, nor all of them together
-        self.sweeper = sweeper  # ... nor does it ever delete a file
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -157,21 +152,18 @@ class GradioDoors:
             await json_reply(send, 401, "Not authenticated.")
             return
         scope = self.tabs.scope(scope, browser)
-        if (
-            method == "POST" and self.sweeper is not None and self.sweeper.due()
-        ):  # a request that may add files
-            await anyio.to_thread.run_sync(self.sweeper.run)
         if method == "POST" and path.endswith("/upload"):
+            # The page shows an upload's refusal as its toast, body verbatim: a sentence, not JSON.
             if owner is None:
-                await json_reply(send, 403, "Uploads need a browser id.")
+                await text_reply(send, 403, "Uploads need a browser id.")
                 return
             declared = _declared(scope)
             if declared is None or (self.max_upload is not None and declared > self.max_upload):
-                await json_reply(send, 413, "The upload is too large, or does not declare its length.")
+                await text_reply(send, 413, "The upload is too large, or does not declare its length.")
                 return
             refusal = None if self.quota is None else self.quota.admit(owner, declared)
             if refusal is not None:
-                await json_reply(send, 429, refusal[0], retry_after=refusal[1])
+                await text_reply(send, 429, refusal[0], retry_after=refusal[1])
                 return
             send = _on_success(send, lambda body: self._record_uploads(owner, body))
         elif method == "POST":
@@ -371,8 +363,17 @@ def gradio_path(scope: Scope) -> str | None:
 
 
 async def json_reply(send: Send, status: int, text: str, *, retry_after: int | None = None) -> None:
-    body = json.dumps({"detail": text}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await _reply(send, status, json.dumps({"detail": text}).encode(), b"application/json", retry_after)
+
+
+async def text_reply(send: Send, status: int, text: str, *, retry_after: int | None = None) -> None:
+    """A refusal the page shows as it is: Gradio's upload toast reads ``HTTP <status>: <body>``, so a JSON
+    body showed the user its braces and quotes (session 18)."""
+    await _reply(send, status, text.encode(), b"text/plain; charset=utf-8", retry_after)
+
+
+async def _reply(send: Send, status: int, body: bytes, content_type: bytes, retry_after: int | None) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
     if retry_after is not None:
         headers.append((b"retry-after", str(retry_after).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -12,7 +12,7 @@ much a header may hold, not how long it may take.
 So from the moment a connection is idle (made, or its last response complete) its next request's headers must
 be complete within ``header_timeout_s``; trickling bytes does not extend it. A request whose headers are in
 is the app's business (a streamed answer may last minutes). What this does not bound: a client that opens new
-connections faster than the deadline closes them, or one that sends a body slowly (see SECURITY.md).
+connections faster than the deadline closes them (see SECURITY.md); a body sent slowly is ``bodydeadline``'s.
 """
 
 from __future__ import annotations

@@ -73,7 +73,10 @@ class UploadQuota:
         first = next((when for when, who, _, _ in self._log if who == owner), now)
         wait = max(1, math.ceil(first + self.limits.window_s - now))
         window_min = max(1, round(self.limits.window_s / 60))
-        return f"Upload limit reached ({what} per {window_min} minutes); try again in {wait} s.", wait
+        return (
+            f"Upload limit reached ({what} per {window_min} minutes); try again in {wait_text(wait)}.",
+            wait,
+        )
 
     def _add(self, now: float, owner: str, size: int, files: int) -> None:
         self._log.append((now, owner, size, files))
@@ -88,6 +91,15 @@ class UploadQuota:
             self._files[owner] -= files
             if self._bytes[owner] <= 0 and self._files[owner] <= 0:
                 del self._bytes[owner], self._files[owner]
+
+
+def wait_text(seconds: int) -> str:
+    """A wait as a person reads it: "40 s", "59 min", "3 h" (rounded up: never sooner than it is)."""
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 2 * 3600:
+        return f"{math.ceil(seconds / 60)} min"
+    return f"{math.ceil(seconds / 3600)} h"
 
 
 def _size(n: int) -> str:

@@ -9,19 +9,26 @@ is deleted, and the folders left empty with it. What this costs: an image attach
 TTL must be attached again, and the tab that sent an image shows it broken after the TTL (reloaded, it shows
 the stored chip).
 
-The sweep also measures what stays, for the folder cap (``uploadquota``). It walks the folder, so it runs at
-most every ``interval_s`` seconds, off the event loop, when a request that may add files comes in.
+The sweep also measures what stays, for the folder cap (``uploadquota``). It walks the folder, so it runs in a
+background task of the app's own (``Sweeper.run``, started and stopped with the app's lifespan), in a worker
+thread, once at start and then every ``interval_s`` seconds. It ran inside the upload POST that found it due
+until session 18: that visitor's upload waited for a walk of the whole folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import anyio
+
 from webapp.web.uploads import OWNERS
+
+log = logging.getLogger(__name__)
 
 
 def sweep(folder: Path, *, older_than: float) -> int:
@@ -60,7 +67,7 @@ def _mtime(path: str) -> float:
 
 
 class Sweeper:
-    """``due()``: whether a sweep should run now; ``run()``: the sweep, reporting what stays to ``measured``."""
+    """``run()``: the sweep loop, reporting what stays to ``measured`` after each walk; ``sweep_now()``: one walk."""
 
     def __init__(
         self,
@@ -76,14 +83,29 @@ class Sweeper:
         self.interval_s = interval_s
         self._clock = clock
         self._measured = measured
-        self._last: float | None = None
 
-    def due(self) -> bool:
-        now = self._clock()
-        if self._last is not None and now - self._last < self.interval_s:
-            return False
-        self._last = now  # taken before the sweep runs: a burst of requests starts one sweep
-        return True
+    async def run(self, *, pause: Callable[[float], Awaitable[None]]) -> None:
+        """Sweep now, then after each ``pause(interval_s)``, until cancelled (the app's shutdown).
 
-    def run(self) -> None:
-        self._measured(sweep(self.folder, older_than=self._clock() - self.ttl_s))
+        Each sweep is shielded from that cancellation, so a walk and its report are one step. The walk runs in a
+        worker thread, which a cancel cannot stop: abandoned (``abandon_on_cancel``), it would go on deleting
+        files while the app shuts down, or while the next app starts on the same folder; and a cancel that
+        landed between the walk and its report would leave the quota counting files the walk had deleted
+        (anyio's ``run_sync`` shields the thread alone, not what follows it). Shielded, a shutdown waits for
+        the walk under way (one at most) and its report, and the cancel lands in the pause."""
+        while True:
+            with anyio.CancelScope(shield=True):
+                await self.sweep_now()
+            await pause(self.interval_s)
+
+    async def sweep_now(self) -> None:
+        """One walk, off the event loop; its measure is reported on the loop, where the quota is read."""
+        try:
+            kept = await anyio.to_thread.run_sync(self._walk)
+        except Exception:  # the loop must outlive one bad walk: an upload folder is never swept again else
+            log.exception("Sweeping the upload folder failed; trying again in %s s.", self.interval_s)
+            return
+        self._measured(kept)
+
+    def _walk(self) -> int:
+        return sweep(self.folder, older_than=self._clock() - self.ttl_s)
