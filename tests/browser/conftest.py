@@ -42,23 +42,24 @@ def browser_upstream() -> Iterator[ScriptedUpstream]:
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def app_url(browser_upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def start_app(upstream: ScriptedUpstream, data: Path, profile: str, **settings: object) -> ThreadedServer:
+    """The whole app (UI, API, doors) over ``upstream`` in a thread, with the test rails and ``settings``."""
     from webapp.config import load_settings
     from webapp.upstream.profiles import get_profile
     from webapp.web.app import Upstream, build_service, create_app
 
-    data = tmp_path_factory.mktemp("app")
-    settings = load_settings(
-        data_dir=data, llm_url=browser_upstream.base_url, rails=RAILS_DIR, url_allowlist=TEST_ALLOWLIST
+    loaded = load_settings(
+        data_dir=data, llm_url=upstream.base_url, rails=RAILS_DIR, url_allowlist=TEST_ALLOWLIST, **settings
     )
     service = build_service(
-        settings,
-        Upstream(browser_upstream.base_url),
-        served_model=browser_upstream.model,
-        profile=get_profile("kimi-k2.5"),
+        loaded, Upstream(upstream.base_url), served_model=upstream.model, profile=get_profile(profile)
     )
-    server = ThreadedServer(create_app(settings, service)).start()
+    return ThreadedServer(create_app(loaded, service)).start()
+
+
+@pytest.fixture(scope="module")
+def app_url(browser_upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = start_app(browser_upstream, tmp_path_factory.mktemp("app"), "kimi-k2.5")
     yield server.url + "/"
     server.stop()
 

@@ -11,11 +11,8 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from tests.browser.conftest import shot
-from tests.support.paths import RAILS_DIR
+from tests.browser.conftest import shot, start_app
 from tests.support.scripted_upstream import ScriptedUpstream
-from tests.support.service import TEST_ALLOWLIST
-from tests.support.threaded_server import ThreadedServer
 
 FILES_PER_WINDOW = 2
 
@@ -23,26 +20,14 @@ FILES_PER_WINDOW = 2
 @pytest.fixture(scope="module")
 def app_url(browser_upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app with a quota of two files an hour (each test's visitor is a fresh browser: its own quota)."""
-    from webapp.config import load_settings
-    from webapp.upstream.profiles import get_profile
-    from webapp.web.app import Upstream, build_service, create_app
-
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.delenv("GRADIO_TEMP_DIR", raising=False)
-        settings = load_settings(
-            data_dir=tmp_path_factory.mktemp("quota"),
-            llm_url=browser_upstream.base_url,
-            rails=RAILS_DIR,
-            url_allowlist=TEST_ALLOWLIST,
+        server = start_app(
+            browser_upstream,
+            tmp_path_factory.mktemp("quota"),
+            "generic",
             upload_files_per_window=FILES_PER_WINDOW,
         )
-        service = build_service(
-            settings,
-            Upstream(browser_upstream.base_url),
-            served_model=browser_upstream.model,
-            profile=get_profile("generic"),
-        )
-        server = ThreadedServer(create_app(settings, service)).start()
         yield server.url + "/"
         server.stop()
 
