@@ -75,13 +75,17 @@ class AnswerStep:
         status and rail verdicts, never "streaming".
         """
         sampling = self.profile.sampling_for(request.mode, request.sampling)
-        row = AnswerRow.start(
-            self.store.add_answer,
-            session_id,
-            context=ContextIn(tuple(context.message_ids), context.tokens, context.dropped),
-            mode=request.mode,
-            params={**sampling, "max_tokens": max_tokens},
-            model=self.served_model,
+        row = AnswerRow(
+            asyncio.ensure_future(
+                asyncio.to_thread(
+                    self.store.add_answer,
+                    session_id,
+                    context=ContextIn(tuple(context.message_ids), context.tokens, context.dropped),
+                    mode=request.mode,
+                    params={**sampling, "max_tokens": max_tokens},
+                    model=self.served_model,
+                )
+            )
         )
         answer = Transcript()
         result = StreamResult()
@@ -352,12 +356,8 @@ class AnswerRow:
     row's write fail, awaiting it raises that error, as writing it first did.
     """
 
-    def __init__(self, task: asyncio.Future[int]) -> None:
-        self._task = task
-
-    @classmethod
-    def start(cls, add_answer: Callable[..., int], *args: Any, **kwargs: Any) -> AnswerRow:
-        return cls(asyncio.ensure_future(asyncio.to_thread(add_answer, *args, **kwargs)))
+    def __init__(self, write: asyncio.Future[int]) -> None:
+        self._task = write  # under way: its arguments are checked where it is started (to_thread is typed)
 
     @property
     def known(self) -> int | None:
