@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from webapp.guard.verdicts import RailOutcome
-from webapp.store import MessageInfo, RailEventIn, Store
+from webapp.store import MessageInfo, Store
 from webapp.turn.context import ContextMessage
 from webapp.turn.events import InputError, TurnRequest, valid_text
 
@@ -136,13 +136,12 @@ def input_problem(request: TurnRequest, garbled: bool, max_chars: int, max_image
     return (GARBLED_TEXT if garbled else None) or problem_with(request, max_chars, max_images)
 
 
-def store_and_read(
-    store: Store, message_id: int, events: Sequence[RailEventIn], session_id: str
-) -> list[MessageInfo]:
-    """The input's verdicts stored, then the session read back (blocking: one thread hand-off for both)."""
-    if events:
-        store.add_rail_events(message_id, events)
-    return store.messages(session_id)
+def store_input_and_read(
+    store: Store, session_id: str, *, request: TurnRequest, problem: str | None
+) -> tuple[int, list[MessageInfo]]:
+    """Step 1 for input without images, and the session read back for the rails and the context (blocking:
+    one thread hand-off for both). Returns the input's id and the transcript."""
+    return store_input(store, session_id, request, problem), store.messages(session_id)
 
 
 def store_input(store: Store, session_id: str, request: TurnRequest, problem: str | None) -> int:

@@ -45,9 +45,8 @@ from webapp.turn.inputs import (
     input_problem,
     rail_text,
     storable_request,
-    store_and_read,
     store_history,
-    store_input,
+    store_input_and_read,
     system_prompt_for,
 )
 from webapp.turn.intake import PreparedInput, fetch_image_urls, prepare_images, problem_code
@@ -57,6 +56,9 @@ from webapp.turn.recheck import input_ids, recheck_history, usable_history
 from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import LLMClient, UpstreamError
 from webapp.upstream.profiles import Profile
+
+# Stores the user's message in a session and reads the transcript back (in the store's thread).
+StoreFirst = Callable[[str], tuple[int, list[MessageInfo]]]
 
 # ---- the pipeline --------------------------------------------------------------------------------------
 
@@ -102,15 +104,18 @@ class ChatService:
         text_only = not (request.retry or request.images or request.image_urls)
         problem = self._problem(request, garbled) if text_only else None
         first = (
-            functools.partial(store_input, self.store, request=request, problem=problem)
+            functools.partial(store_input_and_read, self.store, request=request, problem=problem)
             if text_only
             else None
         )
-        session_id, history_block, user_id = await self._session_for(request, first)
+        session_id, history_block, stored_input = await self._session_for(request, first)
         prepared: list[PreparedInput] = []
-        if request.retry:
+        transcript: list[MessageInfo] | None = None
+        if stored_input is not None:
+            user_id, transcript = stored_input
+        elif request.retry:
             request, user_id, prepared = await self._stored_user_message(session_id, request)
-        elif user_id is None:
+        else:
             user_id, problem, prepared = await self._store_user_message(session_id, request, garbled)
         yield SessionReady(session_id, user_id)
         if problem:
@@ -149,8 +154,11 @@ class ChatService:
         )
         if history_block is not None:
             verdicts.append(history_block)
+        self._store_verdicts(user_id, verdicts, held)
         # read once, for the recheck and the context (nothing in between changes a message)
-        stored = await self._store_verdicts_and_read(user_id, verdicts, session_id)
+        stored = (
+            transcript if transcript is not None else await asyncio.to_thread(self.store.messages, session_id)
+        )
         new = input_ids(stored, user_id, len(request.tool_results))
         rechecked = await recheck_history(self.guard, self.store, stored, new=new, images=self.profile.images)
         if rechecked.notice is not None:
@@ -221,15 +229,13 @@ class ChatService:
     async def _store_user_message(
         self, session_id: str, request: TurnRequest, garbled: bool = False
     ) -> tuple[int, str | None, list[PreparedInput]]:
-        """Store what the user sent; returns its id, what is wrong with it (if anything) and its images.
+        """Store what the user sent with images; returns its id, what is wrong with it (if anything) and its
+        images. (Text alone is stored by ``_session_for``, in the session's thread hand-off.)
 
-        Text alone is stored final at once. With images, the text is stored first (pending), then the images
-        are fetched and prepared and attached with the final status, so a failure or a cancellation while
-        fetching or decoding cannot lose the message.
+        The text is stored first (pending), then the images are fetched and prepared and attached with the
+        final status, so a failure or a cancellation while fetching or decoding cannot lose the message.
         """
         problem = self._problem(request, garbled)
-        if not request.images and not request.image_urls:  # text, or tool results: one write
-            return await asyncio.to_thread(store_input, self.store, session_id, request, problem), problem, []
         store_user = functools.partial(
             self.store.add_message, session_id, role="user", content=request.text, mode=request.mode
         )
@@ -294,10 +300,11 @@ class ChatService:
         )
 
     async def _session_for(
-        self, request: TurnRequest, first: Callable[[str], int] | None = None
-    ) -> tuple[str, RailOutcome | None, int | None]:
-        """The session to continue, or a new one holding the client's resent history and, stored by
-        ``first`` in the same thread hand-off, the user's message (its id is the third value).
+        self, request: TurnRequest, first: StoreFirst | None = None
+    ) -> tuple[str, RailOutcome | None, tuple[int, list[MessageInfo]] | None]:
+        """The session to continue, or a new one holding the client's resent history; and, stored by
+        ``first`` in the same thread hand-off, the user's message with the transcript read back (the third
+        value: every wait before the first word counts).
 
         Resent history passes the input rails before it is stored: if they block it, it is stored as
         blocked (reviewers see it, the model never does) and the turn is refused with that verdict.
@@ -305,12 +312,7 @@ class ChatService:
         if request.retry and not request.session_id:
             raise InputError("Nothing to retry yet: send a message first.", code="nothing_to_retry")
         if request.session_id:
-            info = await asyncio.to_thread(self.sessions.owned, request.owner, request.session_id)
-            if info is None:
-                raise InputError("That chat session does not exist.", code="session_not_found")
-            if request.tool_results:
-                check_tool_results(request, await asyncio.to_thread(self.store.messages, info.id))
-            return info.id, None, None
+            return await asyncio.to_thread(self._continue_session, request, request.session_id, first)
         history_block = None
         if request.history:
             resent = "\n\n".join(m.content for m in request.history if m.content)
@@ -320,17 +322,25 @@ class ChatService:
         fallback = "Image chat" if request.images or request.image_urls else "Untitled"
         title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
 
-        def create() -> tuple[
-            str, int | None
-        ]:  # one thread hand-off: every wait before the first word counts
+        def create() -> tuple[str, RailOutcome | None, tuple[int, list[MessageInfo]] | None]:
             session_id = self.store.create_session(
                 owner=request.owner, client=request.client, model=self.served_model, title=title
             )
             store_history(self.store, session_id, request, blocked=history_block)
-            return session_id, first(session_id) if first is not None else None
+            return session_id, history_block, first(session_id) if first is not None else None
 
-        session_id, user_id = await asyncio.to_thread(create)
-        return session_id, history_block, user_id
+        return await asyncio.to_thread(create)
+
+    def _continue_session(
+        self, request: TurnRequest, session_id: str, first: StoreFirst | None
+    ) -> tuple[str, None, tuple[int, list[MessageInfo]] | None]:
+        """The owner's session, with ``first`` stored in it (blocking: one thread hand-off)."""
+        info = self.sessions.owned(request.owner, session_id)
+        if info is None:
+            raise InputError("That chat session does not exist.", code="session_not_found")
+        if request.tool_results:
+            check_tool_results(request, self.store.messages(info.id))
+        return info.id, None, first(info.id) if first is not None else None
 
     async def _build_context(
         self,
@@ -363,16 +373,17 @@ class ChatService:
     async def _count_tokens(self, messages: list[dict[str, Any]]) -> int:
         return await self.llm.count_tokens(self.served_model, messages)
 
-    async def _store_verdicts_and_read(
-        self, message_id: int, outcomes: Sequence[RailOutcome], session_id: str
-    ) -> list[MessageInfo]:
-        """The input's verdicts stored and the session read back in one thread hand-off."""
+    def _store_verdicts(self, message_id: int, outcomes: Sequence[RailOutcome], held: AsyncExitStack) -> None:
+        """The input's verdicts, told to the metrics now and stored behind the turn: the rest of the turn
+        (the context, the model's request) need not wait for their write, and the turn ends, however it
+        ends, only once they are stored (shielded: a client that left does not cut an audit record)."""
         outcomes = summarise_verdicts(outcomes)
         if self.observer is not None:
             self.observer.rails(outcomes)
-        return await asyncio.to_thread(
-            store_and_read, self.store, message_id, rail_events(outcomes), session_id
+        written = asyncio.ensure_future(
+            asyncio.to_thread(self.store.add_rail_events, message_id, rail_events(outcomes))
         )
+        held.push_async_callback(asyncio.shield, written)
 
     async def _store_answer_error(
         self, session_id: str, user_id: int, message: str, request: TurnRequest
