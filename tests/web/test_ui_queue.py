@@ -14,6 +14,7 @@ import gradio as gr
 import httpx
 import pytest
 from fastapi import FastAPI
+from gradio.queueing import Queue
 
 from tests.support.gradio_queue import GradioQueue
 from tests.support.threaded_server import ThreadedServer
@@ -137,3 +138,32 @@ def test_a_stopped_event_ends_with_a_completion_the_page_can_apply() -> None:
         server.stop()
     assert completed and completed["success"]
     assert completed["output"]["data"] == []  # applied by the page as "nothing changed"
+
+
+def test_events_end_without_building_gradios_analytics_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gradio rebuilds a pandas summary of its last 10,000 events at every event's end, for a monitoring
+    dashboard railchat closes: CPU per turn that grew with the turns served. Here it is never built, and the
+    records Gradio keeps for its own bookkeeping stay at ``ANALYTICS_KEPT``."""
+    built: list[int] = []
+
+    def counting_frame(records: Any) -> Any:
+        built.append(len(records))
+        raise AssertionError("the analytics summary was built")
+
+    monkeypatch.setattr(Queue, "_get_df", staticmethod(counting_frame))
+    monkeypatch.setattr(ui_queue, "ANALYTICS_KEPT", 3)
+    release = threading.Event()
+    release.set()
+    demo = _blocks(release)
+    server = ThreadedServer(gr.mount_gradio_app(FastAPI(), demo, path="/")).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            queue = GradioQueue(client)
+            fn_index = queue.fn_index("held")
+            answers = [queue.run(fn_index, [f"turn {n}"], timeout_s=30).completed for n in range(5)]
+    finally:
+        server.stop()
+    assert [a["output"]["data"][0] if a else None for a in answers] == [f"TURN {n}" for n in range(5)]
+    assert built == []
+    assert demo._queue.ANALYTICS_MAX_EVENTS == 3
+    assert len(demo._queue.event_analytics) == 3

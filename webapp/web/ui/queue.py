@@ -21,6 +21,12 @@ completion arrives first, as it mostly does, the error is overwritten unseen, bu
 arrive after (behind the page's backlog of chat updates) and the label stays. ``SessionMessages`` gives
 such a completion an empty ``data`` list, which the page applies as "nothing changed".
 
+Analytics: at the end of every event Gradio rebuilds a summary of the last 10,000 events for its monitoring
+dashboard, in a pandas DataFrame (importing pandas the first time: ~50 MB). railchat closes the monitoring
+routes (``webapp.web.gradiodoors``), so nothing reads the summary, yet it cost the UI path CPU per turn that
+grew with the number of turns served. ``WokenQueue`` keeps Gradio's per-event records (its own status
+bookkeeping uses them) but only the last ``ANALYTICS_KEPT``, and never computes the summary.
+
 Stop between two updates: when ``/cancel`` lands while Gradio post-processes or sends a turn's last update,
 the handler's generator is suspended at a ``yield`` and Gradio closes only its own wrapper around it
 (``gradio.utils.function_wrapper`` drops the handler's generator unclosed). The turn would then be closed by
@@ -44,6 +50,8 @@ from gradio.server_messages import ProcessCompletedMessage
 from gradio.utils import LRUCache, run_coro_in_background, set_task_name
 
 IDLE_RECHECK_S = 1.0
+# Gradio's per-event analytics records kept (Gradio keeps 10,000; nothing in railchat reads them).
+ANALYTICS_KEPT = 64
 T = TypeVar("T")
 # Longest a queued event waits, once it ended, for a turn it opened to finish closing (its clean-up stores
 # the answer; bounded so a stuck clean-up cannot hold the event's slot for good).
@@ -114,6 +122,7 @@ class WokenQueue(Queue):
         super().__init__(*args, **kwargs)
         self._work = asyncio.Event()
         self._keep_completions_applicable()
+        self.ANALYTICS_MAX_EVENTS = ANALYTICS_KEPT
 
     @classmethod
     def replacing(cls, queue: Queue) -> WokenQueue:
@@ -122,6 +131,7 @@ class WokenQueue(Queue):
         woken.__dict__.update(queue.__dict__)
         woken._work = asyncio.Event()
         woken._keep_completions_applicable()
+        woken.ANALYTICS_MAX_EVENTS = ANALYTICS_KEPT
         return woken
 
     def _keep_completions_applicable(self) -> None:
@@ -129,6 +139,10 @@ class WokenQueue(Queue):
         for key, messages in self.pending_messages_per_session.items():
             sessions[key] = messages
         self.pending_messages_per_session = sessions
+
+    def compute_analytics_summary(self, records: Any) -> Any:
+        """The summary as it was (empty): the monitoring routes that read it are closed."""
+        return self.cached_event_analytics_summary
 
     def wake(self) -> None:
         self._work.set()
