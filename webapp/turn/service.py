@@ -103,11 +103,8 @@ class ChatService:
         # message again instead: nothing new is stored for the user.
         text_only = not (request.retry or request.images or request.image_urls)
         problem = self._problem(request, garbled) if text_only else None
-        first = (
-            functools.partial(store_input_and_read, self.store, request=request, problem=problem)
-            if text_only
-            else None
-        )
+        store_first = functools.partial(store_input_and_read, self.store, request=request, problem=problem)
+        first = store_first if text_only else None
         session_id, history_block, stored_input = await self._session_for(request, first)
         prepared: list[PreparedInput] = []
         transcript: list[MessageInfo] | None = None
@@ -229,12 +226,9 @@ class ChatService:
     async def _store_user_message(
         self, session_id: str, request: TurnRequest, garbled: bool = False
     ) -> tuple[int, str | None, list[PreparedInput]]:
-        """Store what the user sent with images; returns its id, what is wrong with it (if anything) and its
-        images. (Text alone is stored by ``_session_for``, in the session's thread hand-off.)
-
-        The text is stored first (pending), then the images are fetched and prepared and attached with the
-        final status, so a failure or a cancellation while fetching or decoding cannot lose the message.
-        """
+        """Store what the user sent with images (text alone is stored by ``_session_for``); returns its id, what
+        is wrong with it (if anything) and its images. The text is stored first (pending), then the images are
+        attached with the final status: a failure or a cancellation while fetching or decoding loses nothing."""
         problem = self._problem(request, garbled)
         store_user = functools.partial(
             self.store.add_message, session_id, role="user", content=request.text, mode=request.mode
@@ -304,11 +298,9 @@ class ChatService:
     ) -> tuple[str, RailOutcome | None, tuple[int, list[MessageInfo]] | None]:
         """The session to continue, or a new one holding the client's resent history; and, stored by
         ``first`` in the same thread hand-off, the user's message with the transcript read back (the third
-        value: every wait before the first word counts).
-
-        Resent history passes the input rails before it is stored: if they block it, it is stored as
-        blocked (reviewers see it, the model never does) and the turn is refused with that verdict.
-        """
+        value: every wait before the first word counts). Resent history passes the input rails before it is
+        stored: if they block it, it is stored as blocked (reviewers see it, the model never does) and the turn
+        is refused with that verdict."""
         if request.retry and not request.session_id:
             raise InputError("Nothing to retry yet: send a message first.", code="nothing_to_retry")
         if request.session_id:
