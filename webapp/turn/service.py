@@ -57,8 +57,8 @@ from webapp.turn.sessions import ChatSessions
 from webapp.upstream.client import LLMClient, UpstreamError
 from webapp.upstream.profiles import Profile
 
-# Stores the user's message in a session and reads the transcript back (in the store's thread).
-StoreFirst = Callable[[str], tuple[int, list[MessageInfo]]]
+StoredInput = tuple[int, list[MessageInfo]]  # the user's message id, and the transcript read back with it
+StoreFirst = Callable[[str], StoredInput]  # stores the user's message in a session (in the store's thread)
 
 # ---- the pipeline --------------------------------------------------------------------------------------
 
@@ -152,7 +152,7 @@ class ChatService:
         if history_block is not None:
             verdicts.append(history_block)
         self._store_verdicts(user_id, verdicts, held)
-        # read once, for the recheck and the context (nothing in between changes a message)
+        # read once, for the recheck and the context: as it stood when the user's message was stored
         stored = (
             transcript if transcript is not None else await asyncio.to_thread(self.store.messages, session_id)
         )
@@ -295,7 +295,7 @@ class ChatService:
 
     async def _session_for(
         self, request: TurnRequest, first: StoreFirst | None = None
-    ) -> tuple[str, RailOutcome | None, tuple[int, list[MessageInfo]] | None]:
+    ) -> tuple[str, RailOutcome | None, StoredInput | None]:
         """The session to continue, or a new one holding the client's resent history; and, stored by
         ``first`` in the same thread hand-off, the user's message with the transcript read back (the third
         value: every wait before the first word counts). Resent history passes the input rails before it is
@@ -314,7 +314,7 @@ class ChatService:
         fallback = "Image chat" if request.images or request.image_urls else "Untitled"
         title = (first_text.strip().splitlines() or [fallback])[0][:80] or fallback
 
-        def create() -> tuple[str, RailOutcome | None, tuple[int, list[MessageInfo]] | None]:
+        def create() -> tuple[str, RailOutcome | None, StoredInput | None]:
             session_id = self.store.create_session(
                 owner=request.owner, client=request.client, model=self.served_model, title=title
             )
@@ -325,7 +325,7 @@ class ChatService:
 
     def _continue_session(
         self, request: TurnRequest, session_id: str, first: StoreFirst | None
-    ) -> tuple[str, None, tuple[int, list[MessageInfo]] | None]:
+    ) -> tuple[str, None, StoredInput | None]:
         """The owner's session, with ``first`` stored in it (blocking: one thread hand-off)."""
         info = self.sessions.owned(request.owner, session_id)
         if info is None:

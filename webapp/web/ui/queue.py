@@ -120,19 +120,21 @@ class _Sessions(LRUCache[str, Any]):
 class WokenQueue(Queue):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._work = asyncio.Event()
-        self._keep_completions_applicable()
-        self.ANALYTICS_MAX_EVENTS = ANALYTICS_KEPT
+        self._adapt()
 
     @classmethod
     def replacing(cls, queue: Queue) -> WokenQueue:
         """A WokenQueue with the settings of ``queue`` (the one ``Blocks.queue()`` made), before it starts."""
         woken = cls.__new__(cls)
         woken.__dict__.update(queue.__dict__)
-        woken._work = asyncio.Event()
-        woken._keep_completions_applicable()
-        woken.ANALYTICS_MAX_EVENTS = ANALYTICS_KEPT
+        woken._adapt()
         return woken
+
+    def _adapt(self) -> None:
+        """railchat's state over Gradio's: the wake-up event, the sessions' message queues, fewer records."""
+        self._work = asyncio.Event()
+        self.ANALYTICS_MAX_EVENTS = ANALYTICS_KEPT
+        self._keep_completions_applicable()
 
     def _keep_completions_applicable(self) -> None:
         sessions = _Sessions(self.pending_messages_per_session.max_size)
