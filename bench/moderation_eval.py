@@ -29,6 +29,7 @@
     python -m bench.moderation_eval --corpus precision7     # the seventh precision round's held-out set
     python -m bench.moderation_eval --corpus precision7-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision9-dev # the ninth precision round's studied probes
+    python -m bench.moderation_eval --corpus recall8        # the eighth recall round's held-out counts
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
     python -m bench.moderation_eval --corpus extremism      # violent extremism, mass violence, harm wishes: held-out
     python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
@@ -129,6 +130,11 @@ CORPORA = {
     "precision7": ROOT / "tests" / "data" / "moderation_precision_heldout7.yaml",
     "precision7-dev": ROOT / "rails" / "moderation_precision_dev7.yaml",
     "precision9-dev": ROOT / "rails" / "moderation_precision_dev9.yaml",
+    # The eighth recall round (implicit derogation, very negative attributes in everyday words, negated positive
+    # statements), each shape beside neutral, positive, negated-negative, condemned and no-group twins: held-out,
+    # written before the round's first change and never studied; and its studied dev twin.
+    "recall8": ROOT / "tests" / "data" / "moderation_recall_heldout8.yaml",
+    "recall8-dev": ROOT / "rails" / "moderation_recall_dev8.yaml",
     # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
     # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
     "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",
@@ -330,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
             "precision7",
             "precision7-dev",
             "precision9-dev",
+            "recall8",
+            "recall8-dev",
             "languages",
             "extremism",
             "extremism-dev",
