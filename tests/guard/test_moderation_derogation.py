@@ -26,6 +26,10 @@ IMPLICIT = [
     "Having a Mexican as a neighbour is like living next to a rubbish tip.",
     "For a Black person, he is surprisingly clean.",
     "Since Roma came, you can not walk the streets at night.",
+    "Mexicans belong barefoot in the kitchen.",
+    "Gay men have ruined this country.",
+    "The whole estate is crawling with Jews.",
+    "Black people are lucky we put up with them at all.",
 ]
 # National origin is a group: the same attributes about a people named by its country.
 ORIGIN = [
@@ -46,6 +50,9 @@ TWINS = [
     "It is a lie that Roma ruin towns.",
     "Nigerians are not filthy.",
     "Many Somalis live near the river.",
+    "Saucepans belong in the kitchen.",
+    "Developers have ruined this town.",
+    "Mexicans belong in this country as much as anyone.",
 ]
 
 
