@@ -1,0 +1,48 @@
+"""Precision, round 22: counter-speech whose verdict is an act (the speaker tells the hater he was wrong or shows
+him out of the house, the flyers are binned, the claim is called fear talking), a claim the speaker once held
+and is ashamed of, a name for a group the speaker says they would never use, a reclaimed "homo" said of
+oneself. Beside each, the same frames taking the claim up, the group shown out, the slur aimed at others, which
+must stay blocked. Every text is judged whole and streamed word by word."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.moderation import (
+    assert_blocked_whole_and_streamed,
+    assert_passes_whole_and_streamed,
+)
+
+# Each was blocked on main d10396d.
+REJECTED = [
+    'I heard him say "Muslims are worthless" and I told him to get out of my house.',
+    'She said "immigrants are parasites" at dinner, so we asked her to leave our house.',
+    '"Trans people should be deported" was the slogan on his leaflet, and the whole street binned it.',
+    'The flyer said "disabled people are a burden". We tore them up outside the station.',
+    "I used to think immigrants were lazy, and I am ashamed of it now.",
+    "We used to believe Muslims were dangerous, and we were wrong.",
+    "I would never call Muslims animals.",
+    "I don't call trans people vermin, and I never will.",
+    "Homos like me have run this bar for thirty years.",
+]
+TAKEN_UP = [
+    'I heard him say "Muslims are worthless" and I told him he was right.',
+    'I heard him say "Muslims are worthless" and I told him to get out of my country.',
+    "Muslims are worthless. I told them to get out of my house.",
+    '"Trans people should be deported" was the slogan on his leaflet, and the whole street cheered.',
+    "I used to think immigrants were lazy, and now I know it for a fact.",
+    "I call Muslims animals, and I always will.",
+    "We consider trans people vermin.",
+    "Homos like you should be ashamed.",
+    "No homo will ever work for me.",
+]
+
+
+@pytest.mark.parametrize("text", REJECTED)
+async def test_counter_speech_negation_and_self_reference_pass(checks, text):
+    await assert_passes_whole_and_streamed(checks, text)
+
+
+@pytest.mark.parametrize("text", TAKEN_UP)
+async def test_the_same_frames_taken_up_are_blocked(checks, text):
+    await assert_blocked_whole_and_streamed(checks, text)
