@@ -24,6 +24,10 @@ REJECTED = [
     "I would never call Muslims animals.",
     "I don't call trans people vermin, and I never will.",
     "Homos like me have run this bar for thirty years.",
+    '"Muslims are a disease" - is that really what we teach children now?',
+    'Saying "immigrants are evil" does not make you brave, it makes you a coward.',
+    "Someone in my class said trans people are subhuman, and the whole class stood up for our friend.",
+    'There is a petition to remove the mural that says "disabled people are rats", please sign it.',
 ]
 TAKEN_UP = [
     'I heard him say "Muslims are worthless" and I told him he was right.',
@@ -35,6 +39,9 @@ TAKEN_UP = [
     "We consider trans people vermin.",
     "Homos like you should be ashamed.",
     "No homo will ever work for me.",
+    '"Muslims are a disease" - is that really what we are not allowed to say now?',
+    "Someone said trans people are subhuman, and I stood up for my friend who said it.",
+    'Sign the petition to remove the posters of disabled people, because "disabled people are rats".',
 ]
 
 
