@@ -1,8 +1,9 @@
 """Precision, round 22: counter-speech whose verdict is an act (the speaker tells the hater he was wrong or shows
-him out of the house, the flyers are binned, the claim is called fear talking), a claim the speaker once held
-and is ashamed of, a name for a group the speaker says they would never use, a reclaimed "homo" said of
-oneself. Beside each, the same frames taking the claim up, the group shown out, the slur aimed at others, which
-must stay blocked. Every text is judged whole and streamed word by word."""
+him out of the house, the flyers are binned, the mural that says it is taken down), a claim the speaker once held
+and is ashamed of, a name for a group the speaker says they would never use, an insult denied of every one of a
+group ("Not a single X I know is lazy"), a reclaimed "homo" said of oneself. Beside each, the same frames taking
+the claim up, the group shown out, the slur aimed at others, which must stay blocked. Every text is judged whole
+and streamed word by word."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ REJECTED = [
     'Saying "immigrants are evil" does not make you brave, it makes you a coward.',
     "Someone in my class said trans people are subhuman, and the whole class stood up for our friend.",
     'There is a petition to remove the mural that says "disabled people are rats", please sign it.',
+    "Not a single Muslim I know is lazy.",
+    "There's no such thing as an immigrant who is less than human.",
+    "I will not stand by while people call trans people filth.",
 ]
 TAKEN_UP = [
     'I heard him say "Muslims are worthless" and I told him he was right.',
@@ -42,6 +46,9 @@ TAKEN_UP = [
     '"Muslims are a disease" - is that really what we are not allowed to say now?',
     "Someone said trans people are subhuman, and I stood up for my friend who said it.",
     'Sign the petition to remove the posters of disabled people, because "disabled people are rats".',
+    "Not a single Muslim I know is honest.",
+    "Not one immigrant is worth saving.",
+    "Not a single trans person is human, they are all vermin.",
 ]
 
 
