@@ -30,6 +30,8 @@
     python -m bench.moderation_eval --corpus precision7-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision9-dev # the ninth precision round's studied probes
     python -m bench.moderation_eval --corpus recall8        # the eighth recall round's held-out counts
+    python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
+    python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
     python -m bench.moderation_eval --corpus extremism      # violent extremism, mass violence, harm wishes: held-out
     python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
@@ -135,6 +137,10 @@ CORPORA = {
     # written before the round's first change and never studied; and its studied dev twin.
     "recall8": ROOT / "tests" / "data" / "moderation_recall_heldout8.yaml",
     "recall8-dev": ROOT / "rails" / "moderation_recall_dev8.yaml",
+    # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
+    # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
+    "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
+    "precision22-dev": ROOT / "rails" / "moderation_precision_dev22.yaml",
     # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
     # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
     "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",
@@ -338,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             "precision9-dev",
             "recall8",
             "recall8-dev",
+            "precision22",
+            "precision22-dev",
             "languages",
             "extremism",
             "extremism-dev",
