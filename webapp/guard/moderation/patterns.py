@@ -51,10 +51,18 @@ class CategoryRule:
     # per pattern as run on lower-case ASCII text: literals a match needs, asked before the regex (literals.py)
     _needs: tuple[Required, ...] = field(init=False, repr=False, compare=False)
     _top: int = field(init=False, repr=False, compare=False)  # the highest set any pattern needs
+    # each pattern filed under one set it needs (``_index``), and those that need none known
+    _keyed: dict[int, tuple[tuple[int, Required], ...]] = field(init=False, repr=False, compare=False)
+    _keys: frozenset[int] = field(init=False, repr=False, compare=False)
+    _always: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_needs", tuple(interned(p.sets) for p in self.patterns))
         object.__setattr__(self, "_top", max((n.top for n in self._needs), default=-1))
+        keyed, always = _index(self._needs)
+        object.__setattr__(self, "_keyed", keyed)
+        object.__setattr__(self, "_keys", frozenset(keyed))
+        object.__setattr__(self, "_always", always)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], lexicon: Mapping[str, str] | None = None) -> CategoryRule:
@@ -110,7 +118,26 @@ class CategoryRule:
         found = probe.found(self._top)
         if found is None:
             return [p.lower for p, n in zip(self.patterns, self._needs, strict=True) if probe.may_match(n)]
-        return [p.lower for p, n in zip(self.patterns, self._needs, strict=True) if n.ids <= found]
+        # only the patterns filed under a set that was found can have all theirs found: a harmless text
+        # finds none of most rules' sets, and then no pattern's needs are compared at all
+        positions = [*self._always]
+        for key in found.intersection(self._keys):
+            positions += [i for i, n in self._keyed[key] if n.ids <= found]
+        return [self.patterns[i].lower for i in sorted(positions)]
+
+
+def _index(needs: Sequence[Required]) -> tuple[dict[int, tuple[tuple[int, Required], ...]], tuple[int, ...]]:
+    """Each pattern's position filed under the most selective set it needs (its shortest string the
+    longest: the least often found), and the positions of patterns that need nothing known."""
+    keyed: dict[int, list[tuple[int, Required]]] = {}
+    always = []
+    for position, required in enumerate(needs):
+        if not required:
+            always.append(position)
+            continue
+        key = max(required.needs, key=lambda need: min(map(len, need.strings))).index
+        keyed.setdefault(key, []).append((position, required))
+    return {k: tuple(v) for k, v in keyed.items()}, tuple(always)
 
 
 def first_match(rules: Sequence[CategoryRule], unit: Unit, context: ContextRules) -> CategoryRule | None:

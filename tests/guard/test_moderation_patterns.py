@@ -1,0 +1,84 @@
+"""A category rule picks the regexes a text can match by the literal sets found in it (``patterns.py``): the
+patterns are filed under one set each, so a harmless growing sentence compares no pattern's needs at all,
+and the regexes picked are exactly those whose every set was found."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bench.answers import answer_text
+from tests.support.moderation import MODERATION_CONFIG
+from webapp.guard.moderation import ModerationConfig, patterns
+from webapp.guard.moderation.literals import Probe, Required
+from webapp.guard.moderation.text import normalise
+
+
+class _Counting:
+    """A rule pattern's needs that count how often its sets are compared with a text's."""
+
+    reads = 0
+
+    def __init__(self, required: Required) -> None:
+        self._required = required
+        self.needs = required.needs
+        self.top = required.top
+
+    @property
+    def ids(self) -> frozenset[int]:
+        _Counting.reads += 1
+        return self._required.ids
+
+    def __bool__(self) -> bool:
+        return bool(self._required)
+
+
+def _prefixes(text: str) -> Iterator[str]:
+    """What a stream shows of ``text``, word by word."""
+    words = text.split(" ")
+    for n in range(1, len(words) + 1):
+        yield " ".join(words[:n])
+
+
+def _streamed_answers(config: ModerationConfig) -> list[str]:
+    return [
+        normalise(p, config.substitutions)
+        for n in range(3)
+        for p in _prefixes(answer_text("distinct", 64, n))
+    ]
+
+
+def test_a_harmless_stream_compares_few_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = patterns.interned
+    monkeypatch.setattr(patterns, "interned", lambda sets: _Counting(real(sets)))
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG)
+    rules = config.categories
+    texts = _streamed_answers(config)
+    _Counting.reads = 0
+    for text in texts:
+        probe = Probe(text)
+        for rule in rules:
+            assert not rule.matches(text, probe=probe)
+    # every pattern's needs compared at every check would be ~340 reads per text; filed, a few
+    assert _Counting.reads < len(texts) * 20, _Counting.reads / len(texts)
+
+
+def test_the_regexes_picked_are_those_whose_needs_were_found() -> None:
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG)
+    texts = _streamed_answers(config) + [
+        "jews are vermin and should all die",
+        "muslims are a disease, kill them all",
+        "women are objects",
+    ]
+    compared = 0
+    for text in texts:
+        probe = Probe(text)
+        for rule in config.categories:
+            found = probe.found(rule._top)
+            assert found is not None
+            naive = [p.lower for p, n in zip(rule.patterns, rule._needs, strict=True) if n.ids <= found]
+            picked = rule._runnable(True, probe)
+            assert picked == naive
+            compared += len(naive)
+    assert compared > 0  # the harmful texts do pick regexes
