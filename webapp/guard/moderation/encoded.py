@@ -23,6 +23,8 @@ _HEX = re.compile(r"(?<!\w)(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?!\w)")
 _MASKED = re.compile(r"(?<=[^\W\d_])[€£!¢¥](?=[^\W\d_])|(?<=[^\W\d_])[€£](?!\w)|(?<!\w)[€£](?=[^\W\d_])")
 _UNMASKED = str.maketrans({"€": "e", "£": "e", "!": "i", "|": "l", "(": "c", "¢": "c", "¥": "y", "+": "t",
                            "@": "a", "$": "s", "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"})  # fmt: skip
+# The symbols ``_MASKED`` finds: without one, its look-arounds need not be tried at every character.
+_MASK_SIGN = re.compile(r"[€£!¢¥]")
 _MASKED_WORD = re.compile(r"[\w€£!|(¢¥+@$]+")
 _PRINTABLE = re.compile(r"[\t\n\r\x20-\x7e]+")
 _MIN_TEXT_SHARE = 0.95  # of decoded characters printable: binary that happens to hold letters is no text
@@ -35,7 +37,7 @@ def decodings(unit: str, english: Callable[[str], bool], words: Callable[[str], 
     """The unit's encoded tokens decoded, and the unit with its masked letters unmasked: each reading whose
     words are mostly English (``english`` of each of ``words``), the rest no reading."""
     found = [_text(raw) for raw in _decoded_tokens(unit)]
-    if _MASKED.search(unit):
+    if _MASK_SIGN.search(unit) and _MASKED.search(unit):
         found.append(_MASKED_WORD.sub(lambda m: _unmask(m.group(0)), unit))
     kept: list[str] = []
     for reading in found:

@@ -35,12 +35,10 @@ from webapp.guard.moderation.text import sentences
 from webapp.guard.moderation.unknownwords import OPENS as _OPENS
 from webapp.guard.moderation.unknownwords import PARTICLES as _PARTICLES
 from webapp.guard.moderation.unknownwords import WORD as _WORD
-from webapp.guard.moderation.unknownwords import KnowsWords, Thresholds, UnknownWords, plain_words
+from webapp.guard.moderation.unknownwords import KnowsWords, Thresholds, UnknownWords, plain_words, prose_of
 from webapp.guard.moderation.unknownwords import unaccented as _unaccented
 from webapp.guard.yamlfile import load_yaml, word_list
 
-# What a reader does not read as words of a language: links, inline code, addresses.
-_NOT_PROSE = re.compile(r"`[^`\n]*`|\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
 _ENGLISH_CONTRACTION = re.compile(r"(?<=[a-z])'(?:t|s|ll|re|ve|m|d)\b")
 _CUT_WORD = re.compile(r"\w+$")
 _NAMES = {"en": "English"}  # the readable language that has no word list (every other is English's foil)
@@ -176,8 +174,7 @@ class LanguageGate:
                 if whole_foreign is None:
                     # a letter alone is no English word here: "i" and "a" are Italian's and Spanish's too
                     whole_foreign = not any(
-                        self._english_words(as_shown(_NOT_PROSE.sub(" ", u)).lower(), letters=False)
-                        for u in units
+                        self._english_words(as_shown(prose_of(u)).lower(), letters=False) for u in units
                     )
                 if not whole_foreign:
                     continue
@@ -227,13 +224,13 @@ class LanguageGate:
         written; Latin-script words as the moderator reads them (accents dropped, look-alike letters read as
         Latin), so a Cyrillic "о" inside "tоus" cannot hide the French. Links, code and addresses are no words
         of any language."""
-        unit = _NOT_PROSE.sub(" ", written)
+        unit = prose_of(written)
         if not unit.isascii():
             scripted = self._script(unit)
             if scripted is not None:
                 return _Reading(*scripted)
         # a curly quote or a dash is no accent: only letters English does not write mark another language
-        accented = any(_accented_letter(c) for c in unit)
+        accented = not unit.isascii() and any(_accented_letter(c) for c in unit)
         shown = as_shown(unit)
         if self.frames.is_placeholder(shown):
             return _Reading(None, False)
@@ -326,6 +323,8 @@ class LanguageGate:
         unit = self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit)
         english = float(len(_ENGLISH_CONTRACTION.findall(unit.lower())))
         bare = _ENGLISH_CONTRACTION.sub("", unit)
+        if not any(len(w) > 1 and w.lower() in self.latin for w in _WORD.findall(bare)):
+            return None, False  # no word another language lists: nothing below could count one
         words: list[_Word] = []
         for match in _WORD.finditer(bare):
             word = match.group(0).lower()

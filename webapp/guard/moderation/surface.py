@@ -73,6 +73,7 @@ _HASHTAG = re.compile(r"#([A-Z][a-z]+(?:[A-Z][a-z]*){1,7})\b")
 _CAPITAL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Emphasis, code and strike markers, link brackets and backslash escapes: shown as nothing.
 _INLINE_MARKS = re.compile(r"[*`~\[\]\\]+|(?<![a-zA-Z0-9])_+|_+(?![a-zA-Z0-9])")
+_INLINE_SIGN = re.compile(r"[*`~\[\]\\_]")  # every mark above is one of these: most prose holds none
 # A line that is a block of its own, or starts one: the line break before or after it ends a sentence.
 _BLOCK_LINE = re.compile(r"^\s*(?:$|#{1,6}(?:\s|$)|[-*+>|](?:\s|$)|\d{1,9}[.)](?:\s|$)|```|~~~|\|)")
 _ENDS_BLOCK = re.compile(r"\s*(?:$|#|\||```|~~~)")
@@ -102,7 +103,8 @@ def as_shown(text: str) -> str:
         text = _LINK_TARGET.sub("", text)
     if "[^" in text:
         text = _FOOTNOTE.sub("", text)
-    text = _INLINE_MARKS.sub("", text)
+    if _INLINE_SIGN.search(text):
+        text = _INLINE_MARKS.sub("", text)
     if "\u202e" in text:
         text = _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)
     text = _plain_letters(text)

@@ -50,6 +50,11 @@ _WORD_CHAIN = re.compile(
     r"(?<!\bmy )(?<!\byour )(?<!\bhis )(?<!\bher )(?<!\bour )(?<!\btheir )"
     r"(?<![\w\-/+~_•·])[a-z]+([\-/+~_•·])[a-z]+(?:\1[a-z]+)+\b"
 )
+# What every chain above holds (a letter, its separator, a word, the same separator, a letter), found at a
+# tenth of the chain's cost: its look-behinds are tried at every letter of a text that has no chain at all.
+_CHAINED = re.compile(r"[a-z]([\-/+~_•·])[a-z]+\1[a-z]")
+# A character every leetspeak word holds: without one, no word is translated.
+_LEET_SIGN = re.compile(r"[013457@$]")
 # Punctuation standing for a letter inside a word: "k!ll", "v3rm!n", "k|ll" ("|" as "1": "i", or "l").
 _IN_WORD_MARK = re.compile(r"(?<=[a-z0-9])[!|](?=[a-z0-9])|\|<(?=[a-z])")
 
@@ -60,11 +65,13 @@ def normalise(text: str, substitutions: Mapping[str, str], *, one_as: str = "i")
     text = unicodedata.normalize("NFKC", as_shown(text)).lower()
     text = text.replace("’", "'").replace("‘", "'").translate(_HOMOGLYPHS)
     text = _DOTTED.sub(lambda m: re.sub(_SEPARATOR, "", m.group(0)), text)
-    text = _WORD_CHAIN.sub(lambda m: m.group(0).replace(m.group(1), " "), text)
+    if _CHAINED.search(text):
+        text = _WORD_CHAIN.sub(lambda m: m.group(0).replace(m.group(1), " "), text)
     text = _IN_WORD_MARK.sub(lambda m: {"!": "i", "|": "1", "|<": "k"}[m.group(0)], text)
     leet = _LEET if one_as == "i" else _LEET | str.maketrans({"1": one_as})
     text = _SPACED_LEET.sub(lambda m: _spaced_leet(m.group(0), leet), text)
-    text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
+    if _LEET_SIGN.search(text):
+        text = _LEET_WORD.sub(lambda m: m.group(0).translate(leet), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _STRETCHED.sub(r"\1", text)
     text = _ECHO.sub(" jews ", text)

@@ -25,6 +25,14 @@ WORD = re.compile(r"[^\W\d_]+'?")
 OPENS = re.compile(r"(?:^|[:\"“«(¿¡\-–—]|\s')\s*$")
 # Code, numbers, paths, dotted and camel-cased names: no words of any language ("df.groupby", "x_1", "useEffect").
 _CODE = re.compile(r"\S*(?:[\d_/\\=<>{}\[\]#@$%^&*+|~]|[a-z][A-Z][a-z])\S*|\S+\.\w\S*")
+# What every match of ``_CODE`` holds; searched first, since ``_CODE`` tries its ``\S*`` from every character of
+# plain prose, which holds none of these.
+_CODE_SIGN = re.compile(r"[\d_/\\=<>{}\[\]#@$%^&*+|~]|[a-z][A-Z][a-z]|\S\.\w")
+# What a reader does not read as words of a language: links, inline code, addresses.
+_NOT_PROSE = re.compile(r"`[^`\n]*`|\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
+# What each of those holds: a unit without any is prose through and through (its "\S+@" is tried at every
+# character otherwise).
+_NOT_PROSE_SIGNS = ("`", "://", "www.", "@")
 # Lower-case words a name may hold before its capital ("de Gaulle", "van Gogh", "la France").
 PARTICLES = frozenset(
     "de del della di da du des le la les van von der den ten ter el al bin ibn dos das do".split()
@@ -98,7 +106,9 @@ class UnknownWords:
         rough = [w for w in WORD.findall(unit.lower()) if len(w) > 1]  # "i" and "a" are not counted below
         if len(rough) <= self.limits.per_english * sum(self.english.get(w, 0.0) for w in rough):
             return Verdict(False, False, False)
-        unit = _CODE.sub(" ", self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit))
+        unit = self.loan_phrases.sub(" ", unit.lower() if unit.isupper() else unit)
+        if _CODE_SIGN.search(unit):
+            unit = _CODE.sub(" ", unit)
         contractions = len(_CONTRACTED.findall(unit))
         # an unknown word of two letters says little ("ki" is a cut "kill", "ay" a sigh) unless a language lists it
         words = [
@@ -165,6 +175,13 @@ def plain_words(unit: str) -> list[str]:
         if len(word) >= 2 and not word.isupper():
             words.append(word.lower() if word.isascii() else unaccented(word.lower()))
     return words[::-1]
+
+
+def prose_of(written: str) -> str:
+    """The unit with its links, code and addresses blanked out."""
+    if not any(sign in written for sign in _NOT_PROSE_SIGNS):
+        return written
+    return _NOT_PROSE.sub(" ", written)
 
 
 def unaccented(word: str) -> str:
