@@ -134,3 +134,15 @@ async def test_once_the_gap_has_passed_each_ready_batch_goes_out_at_once() -> No
             batches.append(batch)
             more.set()
     assert batches == [["a"], ["b"], ["c"]]
+
+
+async def test_a_batch_that_changes_nothing_shown_is_no_view(store, guard, upstream) -> None:
+    """Gradio post-processes, diffs and sends the whole chat for every view: the context meter alone (shown
+    after the turn) repaints nothing, so it is carried by the next view instead of one of its own."""
+    ui = ChatUI(make_service(store, guard, upstream))
+    upstream.push(Script(answer=["Once ", "upon ", "a ", "time."], delay_s=0.02))
+    views = [view async for view in ui.turn("Tell me a story", [], UIState(), INSTANT)]
+    histories = [view.history for view in views]
+    assert all(before != after for before, after in zip(histories, histories[1:], strict=False))
+    assert views[0].history[-1]["role"] == "user"  # the message shows at once, before any answer word
+    assert views[-1].meter and views[-1].done  # the meter still reaches the tab's state, by the last view

@@ -97,9 +97,16 @@ class ChatUI:
         try:
             # One view per batch of events that are ready, not per event (see ready_batches).
             batches = ready_batches(self.service.run_turn(request), gap_s=self.repaint_s, shows=_shows)
+            shown: list[Message] | None = None
             async with aclosing(batches) as ready:
                 async for events in ready:
-                    yield renderer.apply(events)
+                    view = renderer.apply(events)
+                    # Gradio post-processes, diffs and sends the whole chat per view, changed or not: a batch
+                    # that changes nothing shown (the context meter, shown after the turn) is no view.
+                    if view.history == shown and not view.done:
+                        continue
+                    shown = view.history
+                    yield view
         except InputError as exc:
             yield renderer.fail(str(exc))
 
