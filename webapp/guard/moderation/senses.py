@@ -147,9 +147,13 @@ class Senses:
     # per reclaimed sense: literals its context cannot match without (literals.py); every unit of every
     # check is read, and a text without them is most text
     _gates: tuple[tuple[re.Pattern[str], ...], ...] = field(init=False, repr=False, compare=False)
+    # any homonym's word, in one search: a unit that has none (most units) skips a search per homonym
+    _any_homonym: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_gates", tuple(literal_gates(s.context) for s in self.reclaimed))
+        words = "|".join(f"(?:{s.word.pattern})" for s in self.homonyms) or "(?!)"
+        object.__setattr__(self, "_any_homonym", re.compile(words))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None, expand: Callable[[str], str]) -> Senses:
@@ -176,7 +180,7 @@ class Senses:
                 text = sense.context.sub(sense.reading, text)
         # hostility in another clause aimed at a person ("I saw a fag smoking a fag, and he should be shot")
         # may be about the one the slur named: then no homonym is read, as before clauses were told apart
-        if _PERSON.search(text) and self.hostile.search(text):
+        if not self._any_homonym.search(text) or _PERSON.search(text) and self.hostile.search(text):
             return text
         for sense in self.homonyms:
             if sense.word.search(text) and sense.context.search(text):
