@@ -58,3 +58,37 @@ def test_directions_and_offers_to_the_reader_are_not_embedded(text):
 )
 def test_what_may_be_said_of_the_reader_is_still_embedded(text):
     assert embedded(text)
+
+
+class _CountedGate:
+    def __init__(self, gate: re.Pattern[str]) -> None:
+        self.gate, self.searches = gate, 0
+
+    def search(self, text: str) -> re.Match[str] | None:
+        self.searches += 1
+        return self.gate.search(text)
+
+
+def test_prose_without_the_gates_literals_skips_its_word_lists() -> None:
+    """The gate's word lists cost ~30 us per unit; the literals every match needs are asked first."""
+    tier = SemanticTier.from_config(
+        CONFIG.semantic, ContextRules.from_mapping(CONFIG.context, CONFIG.lexicon), CONFIG.lexicon
+    )
+    assert tier._gate is not None
+    counted = _CountedGate(tier._gate)
+    tier._gate = counted  # type: ignore[assignment]
+    plain = split_units("the covered market is worth a visit.", GROUP)
+    assert not any(tier.wants(u) for u in plain)
+    assert counted.searches == 0
+    assert any(tier.wants(u) for u in split_units("i will kill you.", GROUP))
+
+
+def test_the_literals_first_change_no_unit_the_gate_lets_through() -> None:
+    from tests.support.paths import ROOT
+    from webapp.guard.moderation.corpus import load_example_file
+
+    assert TIER._gate is not None
+    texts = [e.text.lower() for e in load_example_file(ROOT / "rails" / "moderation_examples.yml")]
+    units = [u for t in texts for u in split_units(t, GROUP)]
+    assert sum(bool(TIER._gate.search(u.text)) for u in units) > 100
+    assert [u.text for u in units if TIER.wants(u) != bool(TIER._gate.search(u.text))] == []

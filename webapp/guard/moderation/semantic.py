@@ -41,6 +41,7 @@ from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.fitting import balanced_fit, example_vectors
 from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
+from webapp.guard.moderation.literals import literal_gates
 from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.semanticconfig import SemanticConfig
 from webapp.guard.moderation.studied import studied_harmful, studied_legitimate
@@ -208,6 +209,8 @@ class SemanticTier:
         self.config = config
         self._context = context
         self._gate = gate
+        # literals every gate match needs, searched first: cheaper than the gate's word lists on prose
+        self._gate_needs = literal_gates(gate) if gate is not None else ()
         # An embedding sees "You can do it, I believe in you" near "you should end it": a block on the
         # classifier's word alone needs the unit to name what its category is about.
         self._anchors = dict(anchors or {})
@@ -284,7 +287,9 @@ class SemanticTier:
         return self._classifier
 
     def wants(self, unit: Unit) -> bool:
-        return self._gate is None or bool(self._gate.search(unit.text))
+        if self._gate is None:
+            return True
+        return all(need.search(unit.text) for need in self._gate_needs) and bool(self._gate.search(unit.text))
 
     def judge(self, units: Sequence[Unit], timeout_s: float | None = None) -> str | None:
         """The harmful category of the first unit this tier blocks, or None."""
