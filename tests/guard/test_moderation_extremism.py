@@ -15,11 +15,11 @@ from tests.support.moderation import (
     assert_blocked_whole_and_streamed,
     assert_passes_whole_and_streamed,
 )
-from tests.support.paths import RAILS_DIR, TEST_DATA
+from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig
 from webapp.guard.yamlfile import load_yaml
 
-CORPUS = load_yaml(TEST_DATA / "moderation_extremism_dev.yaml")
+CORPUS = load_yaml(RAILS_DIR / "moderation_extremism_dev.yaml")
 # Blocked by the config's older threat rules before this file existed; not this file's shapes.
 OLDER_FALSE_BLOCKS = {
     "No one deserves to be raped, ever.": "a negated 'deserves to be raped' read as the harm by an older reading",

@@ -12,11 +12,11 @@ from tests.support.moderation import (
     assert_blocked_whole_and_streamed,
     assert_passes_whole_and_streamed,
 )
-from tests.support.paths import RAILS_DIR, TEST_DATA
+from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig
 from webapp.guard.yamlfile import load_yaml
 
-CORPUS = load_yaml(TEST_DATA / "moderation_harassment_dev.yaml")
+CORPUS = load_yaml(RAILS_DIR / "moderation_harassment_dev.yaml")
 # Blocked by the config's older self-harm and harassment rules (or the semantic tier) before this file existed.
 OLDER_FALSE_BLOCKS = {
     "The world would not be better without you, I promise.": "a negated 'better without you' read as the harm",

@@ -20,6 +20,7 @@ from webapp.guard.moderation.lexicon import compile_lexicon, expand
 from webapp.guard.moderation.patterns import CategoryRule
 from webapp.guard.moderation.semanticconfig import SemanticConfig
 from webapp.guard.moderation.senses import Senses
+from webapp.guard.moderation.tunedconfig import TunedConfig
 from webapp.guard.yamlfile import load_yaml
 from webapp.resources import resource_dir
 
@@ -41,6 +42,7 @@ class ModerationConfig:
     context: Mapping[str, Any] = field(default_factory=dict)
     senses: Senses = field(default_factory=Senses)
     semantic: SemanticConfig = field(default_factory=lambda: SemanticConfig(enabled=False))
+    tuned: TunedConfig = field(default_factory=TunedConfig)
     load_timeout_s: float = 60.0  # a check waits this long for the embedding model at start, then refuses
     # The languages the tiers read and what a unit in another gets ("block"/"allow"); the word lists that tell
     # them apart, under the rails directory ("": no language gate, for a config built by hand for one tier).
@@ -76,6 +78,7 @@ class ModerationConfig:
             context=data.get("context", {}) or {},
             senses=Senses.from_mapping(data.get("senses"), lambda pattern: expand(pattern, lexicon)),
             semantic=SemanticConfig.from_mapping(data.get("semantic") or {"enabled": False}),
+            tuned=TunedConfig.from_mapping(data.get("tuned")),
             load_timeout_s=float(data.get("load_timeout_s", 60.0)),
             languages=tuple(str(c) for c in data.get("languages") or cls.languages),
             other_languages=_choice(data.get("other_languages", cls.other_languages), ("block", "allow")),

@@ -113,6 +113,11 @@ def embeddings_deferred() -> Iterator[None]:
         _deferred.reset(token)
 
 
+def deferring() -> bool:
+    """Whether the running check is inside ``embeddings_deferred`` (a model must not run on this thread)."""
+    return _deferred.get()
+
+
 class EmbeddingNeeded(Exception):
     """A check needs sentences embedded while embeddings are deferred; ``fill`` embeds and remembers them
     (in any thread)."""

@@ -33,9 +33,12 @@ from webapp.guard.moderation.surface import (
     unquoted,
     without_struck,
 )
-from webapp.guard.moderation.text import Speller, Unit, normalise, split_units
+from webapp.guard.moderation.text import ENDED, Speller, Unit, normalise, split_units
+from webapp.guard.moderation.tuned import TunedTier
+from webapp.guard.moderation.tuning import prepared_scorer
 from webapp.guard.moderation.vocabulary import build_speller
 from webapp.guard.verdicts import Stage
+from webapp.resources import default_cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +48,6 @@ _REPORTING = re.compile(
     r"\b(?:say|says|said|claim\w*|according|argue\w*|insist\w*|call\w*|allege\w*|report\w*|propaganda|"
     r"wrote|writes|told|tells|believe\w*|think|thinks|thought (?:that|of)|supposedly|apparently|so-called)\b"
 )
-_COMPLETE = re.compile(r"[.!?;:\n][\"')\]]*\s*$")
 VERDICT_CACHE_SIZE = 8192  # units whose rule verdict is remembered (least recently used out first)
 VERDICT_CACHE_BYTES = 16 << 20  # and at most this much of them (an estimate, see memo.py)
 UNAVAILABLE_REASON = "the safety check is unavailable right now"
@@ -63,8 +65,11 @@ class Moderator:
         rails_dir: Path | None = None,
         encoder: Encoder | None = None,
         cache_dir: Path | None = None,
+        tuned_scorer: Encoder | None = None,
     ) -> None:
-        """``cache_dir``: where the examples' embeddings are kept between starts (None: embedded each start)."""
+        """``cache_dir``: where the examples' embeddings and the tuned classifier are kept between starts
+        (None: embeddings made each start, the classifier in the default cache). ``tuned_scorer``: the tuned
+        tier's classifier (one probability per text) instead of the trained one."""
         self.config = config
         self._scorer = (
             scorer if scorer is not None or not config.profanity_enabled else load_profanity_scorer()
@@ -120,6 +125,20 @@ class Moderator:
                 args=(self._semantic, stance, encoder, examples, templates, cache_dir),
                 name="moderation-warmup",
             ).start()
+        self._tuned = (
+            TunedTier.started(
+                config.tuned,
+                lambda: (
+                    tuned_scorer
+                    or prepared_scorer(config, rails_dir or Path("."), cache_dir or default_cache_dir())
+                ),
+                gate=re.compile(expand(config.semantic.gate, config.lexicon))
+                if config.semantic.gate
+                else None,
+            )
+            if config.tuned.enabled
+            else None
+        )
         # what no tier can read is blocked unless the policy allows it (language.py); the speller's dictionary
         # tells which words are English at all
         self._languages = (
@@ -139,6 +158,8 @@ class Moderator:
             self._semantic.wait_ready(timeout_s)
         if self._context.stance is not None:
             self._context.stance.wait_ready(timeout_s)
+        if self._tuned is not None:
+            self._tuned.wait_ready(timeout_s)
 
     def check(self, text: str, stage: Stage, *, partial: bool = False) -> ModerationFinding | None:
         """The first rule the text breaks, or None.
@@ -147,7 +168,7 @@ class Moderator:
         the semantic tier then embeds that sentence only every ``stride_words`` words (the rules still see
         every word). Category rules come first: their reasons are specific.
         """
-        finding = self._check(text, stage, partial=partial)
+        finding = self._tuned_opinion(text, self._check(text, stage, partial=partial), partial=partial)
         if finding is None or finding.rule == "language":
             return finding
         # The rules misread other languages' words as English ones ("O Brasil é um país muito grande e bonito."
@@ -179,6 +200,26 @@ class Moderator:
         if unread is not None:
             return unread
         return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+
+    def _tuned_opinion(
+        self, text: str, finding: ModerationFinding | None, *, partial: bool
+    ) -> ModerationFinding | None:
+        """The tuned tier's word beside the rules' (tuned.py): a block where it is sure of harm the rules let
+        pass, none where it is sure a block by a rule it may second-guess was a look-alike."""
+        tier, wait = self._tuned, self.config.load_timeout_s
+        if tier is None or (finding is not None and finding.rule not in tier.config.veto_rules):
+            return finding
+        try:
+            if finding is not None:
+                return None if tier.lifts(text, timeout_s=wait) else finding
+            if tier.blocks(text, partial=partial, timeout_s=wait):
+                return ModerationFinding("harm_classifier", tier.config.reason)
+        except EmbeddingNeeded:
+            raise  # not a failure: the caller runs the model elsewhere and asks again
+        except Exception as exc:  # any failure of this tier must block, not pass
+            log.error("tuned moderation failed, refusing the text: %s: %s", type(exc).__name__, exc)
+            return ModerationFinding("moderation_error", UNAVAILABLE_REASON)
+        return None
 
     def _read_back(self, text: str, stage: Stage, *, partial: bool) -> ModerationFinding | None:
         """What every tier finds in a unit written upside down or back to front, read back (language.py)."""
@@ -326,7 +367,7 @@ class Moderator:
 
     def _settled(self, units: list[Unit], normal: str) -> list[Unit]:
         """Units without the unfinished last sentence, which is cut back to whole strides of words."""
-        if not units or _COMPLETE.search(normal):
+        if not units or ENDED.search(normal):
             return units
         *done, last = units
         words = last.plain.split()

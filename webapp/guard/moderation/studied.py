@@ -53,3 +53,19 @@ def _filled(line: str, group: Mapping[str, str]) -> str:
         return line
     text = _PLACEHOLDER.sub(lambda m: group[m.group(1)], line)
     return text[:1].upper() + text[1:]
+
+
+def studied_labelled(paths: Sequence[Path]) -> list[tuple[str, bool]]:
+    """Every line of each corpus with its label (harmful or not), filled with every group of its file: the
+    tuned tier's training data, where a fine-tuned encoder learns from the legitimate look-alikes too (the
+    counter-speech that quotes hate among them) what a frozen one cannot tell apart."""
+    rows: list[tuple[str, bool]] = []
+    for path in paths:
+        data: Mapping[str, Any] = load_yaml(path) or {}
+        groups: Sequence[Mapping[str, str]] = data.get("groups") or [{}]
+        for side, harmful in (("block", True), ("pass", False)):
+            lines = [str(t) for items in (data.get(side) or {}).values() for t in items or ()]
+            for line in lines:
+                filled = [_filled(line, g) for g in groups] if _PLACEHOLDER.search(line) else [line]
+                rows += [(text, harmful) for text in filled]
+    return rows

@@ -294,6 +294,7 @@ def split_units(text: str, group: re.Pattern[str]) -> list[Unit]:
 # A double-quoted passage is one piece of what is said: its own full stops and "but"s do not end the unit
 # ('"X are scum. They should die," he wrote, and was jailed' is one report, not a bare "they should die");
 # they and its spaces are masked until the split is done.
+ENDED = re.compile(r"[.!?;:\n][\"')\]]*\s*$")  # a text whose last sentence has ended
 _DOUBLE_QUOTED = re.compile(r"[\"“”«»][^\"“”«»\n]{3,400}[\"“”«»]")
 _MASK = {".": "\ue000", "!": "\ue001", "?": "\ue002", ";": "\ue003", " ": "\ue004"}
 _MASKED = str.maketrans(_MASK)

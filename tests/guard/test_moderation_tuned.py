@@ -1,0 +1,159 @@
+"""The tuned tier beside the rules, with a scripted classifier: where it may block, where it may lift a block,
+where it has no say, and that it fails closed. (The trained classifier's own verdicts: test_moderation_tuned_model.)"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support.moderation import MODERATION_CONFIG
+from tests.support.paths import RAILS_DIR
+from webapp.guard.moderation import ModerationConfig, Moderator
+from webapp.guard.moderation.embedder import EmbeddingNeeded, embeddings_deferred
+from webapp.guard.moderation.studied import studied_labelled
+from webapp.guard.moderation.tuned import TunedTier
+from webapp.guard.moderation.tunedconfig import TunedConfig
+from webapp.guard.moderation.tuning import model_path, training_rows
+
+
+class ScriptedScorer:
+    """The probability of harm given to each text: ``sure`` for texts holding one of ``harmful``, else ``rest``."""
+
+    def __init__(self) -> None:
+        self.harmful: tuple[str, ...] = ()
+        self.rest = 0.5
+        self.sure = 0.99
+        self.seen: list[str] = []
+        self.broken = False
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        if self.broken:
+            raise RuntimeError("model file damaged")
+        self.seen += sentences
+        return np.array(
+            [[self.sure if any(h in s.lower() for h in self.harmful) else self.rest] for s in sentences],
+            dtype=np.float32,
+        )
+
+
+@functools.cache
+def _moderator_and_scorer() -> tuple[Moderator, ScriptedScorer]:
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR)
+    scorer = ScriptedScorer()
+    moderator = Moderator(config, rails_dir=RAILS_DIR, tuned_scorer=scorer)
+    moderator.wait_ready(300)
+    return moderator, scorer
+
+
+@pytest.fixture
+def tuned() -> tuple[Moderator, ScriptedScorer]:
+    """A moderator whose tuned classifier is scripted; every text is new to it (a fresh remembered-scores memo
+    would need a new moderator, so each test uses texts no other test does)."""
+    moderator, scorer = _moderator_and_scorer()
+    scorer.harmful, scorer.rest, scorer.sure, scorer.broken = (), 0.5, 0.99, False
+    return moderator, scorer
+
+
+def test_the_default_rails_turn_the_tier_on_with_the_rules_it_may_second_guess() -> None:
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR).tuned
+    assert config.enabled
+    assert set(config.veto_rules) == {"hate", "slurs", "dehumanisation", "harassment"}
+    assert 0 < config.veto_below < 0.5 < config.block_above < 1
+
+
+def test_it_blocks_what_the_rules_pass_when_it_is_sure(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    moderator, scorer = tuned
+    text = "Immigrants keep to their own streets in our town."
+    assert moderator.check(text, "output") is None  # the rules let it pass; the scripted model is unsure
+    scorer.harmful = ("their own streets in our town",)
+    finding = moderator.check(text.replace("our town", "our town again"), "output")
+    assert finding is not None and finding.rule == "harm_classifier"
+
+
+def test_a_sentence_without_a_harm_word_costs_no_model_run(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    moderator, scorer = tuned
+    scorer.rest = 0.99  # it would block anything it were asked about
+    text = "The museum opens at nine and the café on its roof serves good coffee."
+    assert moderator.check(text, "output") is None
+    assert text not in scorer.seen
+
+
+def test_a_growing_sentence_is_judged_once_it_ends(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    moderator, scorer = tuned
+    scorer.harmful = ("refugees in my street",)
+    assert moderator.check("There are refugees in my street", "output", partial=True) is None
+    finding = moderator.check("There are refugees in my street.", "output", partial=True)
+    assert finding is not None and finding.rule == "harm_classifier"
+
+
+def test_it_lifts_a_hate_block_only_when_every_sentence_is_harmless(
+    tuned: tuple[Moderator, ScriptedScorer],
+) -> None:
+    moderator, scorer = tuned
+    blocked = moderator.check("Mexicans are vermin.", "output")
+    assert blocked is not None and blocked.rule in {"hate", "dehumanisation"}
+    scorer.rest = 0.01  # sure it is harmless (a scripted mistake: the point is who has the last word)
+    assert moderator.check("Mexicans are vermin!", "output") is None
+    scorer.harmful = ("vermin",)  # unsure of one sentence: the rules' block stands
+    two = moderator.check("I read it on a wall. Mexicans are such vermin.", "output")
+    assert two is not None and two.rule in {"hate", "dehumanisation"}
+
+
+def test_threats_are_never_lifted(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    moderator, scorer = tuned
+    scorer.rest = 0.0
+    finding = moderator.check("I am going to shoot every Somali in this town.", "output")
+    assert finding is not None and finding.rule in {"threats", "violent_extremism"}
+    assert finding.rule not in TunedConfig.from_mapping(MODERATION_CONFIG["tuned"]).veto_rules
+
+
+def test_a_broken_classifier_refuses_instead_of_passing(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    moderator, scorer = tuned
+    scorer.broken = True
+    finding = moderator.check("Gypsies run the flea market on Sundays.", "output")
+    assert finding is not None and finding.rule == "moderation_error"
+
+
+def test_while_it_is_prepared_a_deferred_check_waits_off_the_loop() -> None:
+    tier = TunedTier(TunedConfig(enabled=True))
+    with embeddings_deferred(), pytest.raises(EmbeddingNeeded) as asked:
+        tier.blocks("Roma families live here.", partial=False, timeout_s=5)
+    scorer = ScriptedScorer()
+    threading.Thread(target=tier.build, args=(lambda: scorer,)).start()
+    asked.value.fill()  # in the app: a worker thread waits for the classifier
+    assert tier.blocks("Roma families live here.", partial=False, timeout_s=5) is False
+    assert scorer.seen == ["Roma families live here."]
+
+
+def test_the_training_data_labels_counter_speech_as_harmless_and_fills_every_group(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.yaml"
+    corpus.write_text(
+        "groups:\n  - {group: Jews, one: a Jew, noun: Jew}\n  - {group: Sikhs, one: a Sikh, noun: Sikh}\n"
+        "block:\n  derogation:\n  - '{group} are parasites.'\n"
+        "pass:\n  counter_quote:\n  - 'Saying \"{group} are parasites\" is vile.'\n"
+    )
+    rows = studied_labelled([corpus])
+    assert rows == [
+        ("Jews are parasites.", True),
+        ("Sikhs are parasites.", True),
+        ('Saying "Jews are parasites" is vile.', False),
+        ('Saying "Sikhs are parasites" is vile.', False),
+    ]
+
+
+def test_the_trained_file_is_named_by_everything_that_went_in(tmp_path: Path) -> None:
+    config = TunedConfig(enabled=True, studied=("moderation_dev.yaml",))
+    rows = training_rows(config, RAILS_DIR, RAILS_DIR / "moderation_examples.yml", None)
+    assert len(rows) == len({text for text, _ in rows}) > 500
+    assert all(text == text.lower() for text, _ in rows)
+    named = model_path(tmp_path, config, rows)
+    assert named == model_path(tmp_path, config, list(rows))
+    assert named != model_path(tmp_path, config, [*rows[:-1], (rows[-1][0], not rows[-1][1])])
+    assert named != model_path(tmp_path, dataclasses.replace(config, epochs=config.epochs + 1), rows)
+    assert named.parent == tmp_path / "moderation"
