@@ -26,7 +26,7 @@ class TunedConfig:
     block_above: float = 0.95
     # a block by one of ``veto_rules`` is lifted when the model gives the text and each of its units at
     # most this probability of harm: the rules' look-alikes (counter-speech, negation, reclaimed words)
-    veto_below: float = 0.05
+    veto_below: float = 0.02
     veto_rules: tuple[str, ...] = ()
     reason: str = "hateful, harassing or threatening content is not allowed here"
 
