@@ -44,7 +44,7 @@ class ScriptedScorer:
 
 @functools.cache
 def _moderator_and_scorer() -> tuple[Moderator, ScriptedScorer]:
-    config = ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR)
+    config = _with_the_tier_on()
     scorer = ScriptedScorer()
     moderator = Moderator(config, rails_dir=RAILS_DIR, tuned_scorer=scorer)
     moderator.wait_ready(300)
@@ -60,11 +60,17 @@ def tuned() -> tuple[Moderator, ScriptedScorer]:
     return moderator, scorer
 
 
-def test_the_default_rails_turn_the_tier_on_with_the_rules_it_may_second_guess() -> None:
+def _with_the_tier_on() -> ModerationConfig:
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR)
+    return dataclasses.replace(config, tuned=dataclasses.replace(config.tuned, enabled=True))
+
+
+def test_the_default_rails_name_the_rules_it_may_second_guess_and_keep_it_off() -> None:
     config = ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR).tuned
-    assert config.enabled
+    assert not config.enabled  # until the guard suite holds with it (docs/moderation.md, "The tuned tier")
     assert set(config.veto_rules) == {"hate", "slurs", "dehumanisation", "harassment"}
     assert 0 < config.veto_below < 0.5 < config.block_above < 1
+    assert config.studied and all((RAILS_DIR / name).is_file() for name in config.studied)
 
 
 def test_it_blocks_what_the_rules_pass_when_it_is_sure(tuned: tuple[Moderator, ScriptedScorer]) -> None:
