@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -41,24 +41,29 @@ class Encoder(Protocol):
     def encode(self, sentences: Sequence[str]) -> np.ndarray: ...
 
 
+def one_thread_model(model_file: Path, tokenizer_file: Path, max_tokens: int) -> tuple[Any, Any]:
+    """(tokenizer, ONNX Runtime session) for a sentence model that runs on one thread, so a check never
+    fights the event loop and the other streams for the machine's cores."""
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    tokenizer.enable_truncation(max_tokens)
+    tokenizer.enable_padding()
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+    return tokenizer, session
+
+
 class MiniLMEncoder:
     def __init__(self, model_file: Path, tokenizer_file: Path, *, expected_sha256: str | None = None) -> None:
-        import onnxruntime
-        from tokenizers import Tokenizer
-
         self._model_sha256 = expected_sha256
         self._tokenizer_file = tokenizer_file
         if expected_sha256 is not None and _sha256(model_file) != expected_sha256:
             raise RuntimeError(f"{model_file} does not match its published sha256")
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.enable_truncation(MAX_TOKENS)
-        self._tokenizer.enable_padding()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(model_file), options, providers=["CPUExecutionProvider"]
-        )
+        self._tokenizer, self._session = one_thread_model(model_file, tokenizer_file, MAX_TOKENS)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()  # one run at a time: the warm-up thread and a first check may overlap
 

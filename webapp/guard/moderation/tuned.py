@@ -29,7 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from webapp.guard.moderation.embedder import CachedEncoder, EmbeddingNeeded, Encoder, deferring
+from webapp.guard.moderation.embedder import (
+    CachedEncoder,
+    EmbeddingNeeded,
+    Encoder,
+    deferring,
+    one_thread_model,
+)
 from webapp.guard.moderation.text import ENDED, sentences
 from webapp.guard.moderation.tunedconfig import TunedConfig
 
@@ -40,18 +46,7 @@ class TunedScorer:
     """Texts in, one probability of harm per text out (an ``Encoder`` with one column)."""
 
     def __init__(self, model_file: Path, tokenizer_file: Path, max_tokens: int) -> None:
-        import onnxruntime
-        from tokenizers import Tokenizer
-
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.enable_truncation(max_tokens)
-        self._tokenizer.enable_padding()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(model_file), options, providers=["CPUExecutionProvider"]
-        )
+        self._tokenizer, self._session = one_thread_model(model_file, tokenizer_file, max_tokens)
         self._lock = threading.Lock()
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
