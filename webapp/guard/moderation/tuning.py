@@ -204,9 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="[railchat] %(message)s")
     data = load_yaml(args.rails / "config.yml")["custom_data"]["moderation"]
-    config = ModerationConfig.from_mapping(data, rails_dir=args.rails)
-    if config.tuned.enabled:
-        prepared_scorer(config, args.rails, args.cache_dir)
+    if TunedConfig.from_mapping(data.get("tuned")).enabled:  # off: every install skips compiling the rules
+        prepared_scorer(ModerationConfig.from_mapping(data, rails_dir=args.rails), args.rails, args.cache_dir)
     return 0
 
 
