@@ -61,14 +61,20 @@ class ChatMarkdown:
         before; HTML that ends in ``</p>`` never does, so the whole answer went again for every update. The
         growing paragraph's inline HTML is balanced on its own (markdown-it closes each inline tag it opens),
         so the page never gets an unclosed tag, and while only that paragraph grows each update extends the
-        string before it. Nothing else differs from ``render``: same parse, same escaping, same link judgement.
+        string before it. An empty ``<p></p>`` goes before it: its margins (which collapse with the block's
+        before it, as a paragraph's do) keep the growing text where the paragraph will stand once closed.
+        Nothing else differs from ``render``: same parse, same escaping, same link judgement.
         """
         env: EnvType = {}
         tokens = self._md.parse(text, env)
         renderer, options = self._md.renderer, self._md.options
         if len(tokens) < 3 or [t.type for t in tokens[-3:]] != [*_PARAGRAPH] or tokens[-3].level:
             return renderer.render(tokens, options, env)
-        return renderer.render(tokens[:-3], options, env) + renderer.render(tokens[-2:-1], options, env)
+        head, inline = (
+            renderer.render(tokens[:-3], options, env),
+            renderer.render(tokens[-2:-1], options, env),
+        )
+        return f"{head}<p></p>{inline}"
 
 
 _PARAGRAPH = ("paragraph_open", "inline", "paragraph_close")
