@@ -28,6 +28,7 @@ class Turn:
     total_s: float  # the answer complete (or the turn failed)
     complete: bool  # the whole expected answer arrived and the turn ended normally
     error: str | None = None
+    received: int = 0  # bytes of the event stream's data lines (the Gradio queue's; 0 for the others)
 
 
 async def openai_turn(
@@ -140,10 +141,11 @@ async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, question:
     started = time.perf_counter()
     first: float | None = None
     outputs = _Outputs()
+    received = [0]
     try:
         for fn_index, data in ((submit.fn_index, inputs), *submit.then):
             event = _Outputs() if fn_index != submit.fn_index else outputs
-            async for kind, output in _event(client, submit, session, fn_index, list(data)):
+            async for kind, output in _event(client, submit, session, fn_index, list(data), received):
                 if kind == "error":
                     return Turn(first, time.perf_counter() - started, False, str(output)[:200])
                 event.apply(output.get("data") or [])
@@ -154,13 +156,17 @@ async def gradio_turn(client: httpx.AsyncClient, submit: GradioSubmit, question:
     total = time.perf_counter() - started
     answer = _answer(outputs.shown, submit.chatbot_output)
     complete = _visible_text(answer) == " ".join(expected.split())
-    return Turn(
-        first, total, complete, None if complete else f"incomplete: {len(answer)} chars: {answer[-60:]!r}"
-    )
+    error = None if complete else f"incomplete: {len(answer)} chars: {answer[-60:]!r}"
+    return Turn(first, total, complete, error, received[0])
 
 
 async def _event(
-    client: httpx.AsyncClient, submit: GradioSubmit, session: str, fn_index: int, data: list[Any]
+    client: httpx.AsyncClient,
+    submit: GradioSubmit,
+    session: str,
+    fn_index: int,
+    data: list[Any],
+    received: list[int],
 ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
     """One queued event as the page runs it: join, then its outputs as they stream ("error" ends it).
 
@@ -185,6 +191,7 @@ async def _event(
         async for line in response.aiter_lines():
             if not line.startswith("data: "):
                 continue
+            received[0] += len(line.encode())
             message = json.loads(line[6:])
             kind = message.get("msg")
             if kind in ("process_generating", "process_completed"):

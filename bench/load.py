@@ -89,6 +89,7 @@ class Level:
             "total_p99_ms": _ms(_pct(totals, 99)),
             "errors": len(errors),
             "error_samples": sorted(set(e or "" for e in errors))[:3],
+            "bytes_per_turn": round(sum(t.received for t in self.turns) / max(1, len(self.turns))),
             "cpu_ms_per_turn": None if self.cpu_s is None else round(self.cpu_s * 1000 / len(self.turns), 1),
             "wall_s": round(self.wall_s, 2),
         }
@@ -369,6 +370,7 @@ def _line(s: dict[str, Any]) -> str:
     return (
         f"{s['system']:13} {s['streams']:3} streams  first p50 {s['first_p50_ms']} p99 {s['first_p99_ms']} ms  "
         f"total p50 {s['total_p50_ms']} ms  errors {s['errors']}/{s['turns']}  cpu/turn {s['cpu_ms_per_turn']} ms"
+        + (f"  {s['bytes_per_turn']} B/turn" if s.get("bytes_per_turn") else "")
     )
 
 

@@ -16,7 +16,6 @@ from webapp.guard.moderation.literals import (
     Probe,
     Scanner,
     current_scanner,
-    literal_gates,
     pattern_needs,
     required_sets,
 )
@@ -113,13 +112,6 @@ def test_a_probe_without_the_scan_answers_the_same() -> None:
     for text in [normalise(t, config.substitutions) for t in _corpus_texts()[::29]]:
         scanned, asked = Probe(text), Probe(text, scan=False)
         assert [scanned.may_match(r) for r in required] == [asked.may_match(r) for r in required]
-
-
-def test_gates_are_the_selective_sets_and_never_a_single_letter() -> None:
-    gates = literal_gates(re.compile(r"\b(?:a|the)\s+(?:teach|give|show)\s+(?:you|them)\b"))
-    assert [g.pattern for g in gates] == ["(?:give|show|teach)", "(?:them|you)"]
-    assert literal_gates(re.compile(r"(?:a|i)\s+\w+")) == ()
-    assert literal_gates(re.compile("vermin", re.IGNORECASE)) == ()
 
 
 def _interned() -> list[Needs]:

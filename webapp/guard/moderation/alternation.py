@@ -2,7 +2,7 @@
 
 The context rules' lists (endorsement, agreement, condemnation, frames) are one regex of hundreds of
 alternatives, and the growing sentence of a streamed answer is searched with each at every check: ~90-230 us
-a list on ordinary prose. Their gates (``literals.gates_of``) take one set of literals for the whole list, the
+a list on ordinary prose. Their gates (``gates.gates_of``) take one set of literals for the whole list, the
 union of one set per alternative, and a few alternatives needing only "he ", "is" or "the" let most prose
 through. Here each alternative keeps its own sets: one pass of a trie over all their literals
 (``literals.Scanner``) names the alternatives a text may match, and only those run, each a small regex.

@@ -32,7 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from webapp.guard.moderation.alternation import Alternation
-from webapp.guard.moderation.literals import Strings, gates_of, tree_sets
+from webapp.guard.moderation.gates import gates_of
+from webapp.guard.moderation.literals import Strings, tree_sets
 from webapp.guard.moderation.regextree import compile_tree, parse
 
 _CAPITAL = re.compile("[A-Z]")

@@ -36,7 +36,10 @@ _sre_parse: Any = importlib.import_module("re._parser")
 MAX_STRINGS = 256
 # Classes of at most this many characters are expanded into their characters ("colou?r", "[sz]e").
 MAX_CLASS = 4
-MAX_GATES = 2  # gates a long pattern gets (``literal_gates``)
+MAX_GATES = 2  # gates a long pattern gets (``gates.literal_gates``)
+# A ``\b`` of a pattern stands in its literals as this character (one no pattern or prose holds; a pattern
+# that does hold it is analysed without boundaries): the analysis then carries it like any letter.
+BOUNDARY = "\x08"
 # Words nearly every sentence of prose holds: as a pattern's gate they are as weak as one letter, though as
 # long as "dna" ({the, their} won over {blood, dna, genes, ...} and let one hate pattern run on 147 of 163
 # prose sentences). Ranking, not correctness: any set a pattern needs is a valid gate.
@@ -49,13 +52,19 @@ Strings = frozenset[str]
 
 class _Piece:
     """What part of a pattern may match: every string of ``exact`` (when known), and ``needs``: sets of
-    which a match must contain a string of each."""
+    which a match must contain a string of each; ``starts``/``ends``: every match begins/ends with a string of
+    the set (None: unknown), which lets a ``BOUNDARY`` next to a long word list join each of its words."""
 
-    __slots__ = ("exact", "needs")
+    __slots__ = ("exact", "needs", "starts", "ends")
 
-    def __init__(self, exact: Strings | None, needs: tuple[Strings, ...] = ()) -> None:
+    def __init__(
+        self, exact: Strings | None, needs: tuple[Strings, ...] = (), *edges: Strings | None
+    ) -> None:
         self.exact = exact
         self.needs = needs
+        starts, ends = (exact, exact) if exact is not None else (*edges, None, None)[:2]
+        self.starts = None if starts is None or "" in starts else starts  # "": no word to join
+        self.ends = None if ends is None or "" in ends else ends
 
 
 _EMPTY = _Piece(frozenset({""}))
@@ -122,19 +131,6 @@ class Scanner:
             return frozenset()
         sets = self._sets
         return frozenset().union(*(sets[literal] for literal in set(self._regex.findall(text))))
-
-
-def literal_gates(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...]:
-    """Regexes of the sets ``pattern`` needs that are worth asking (``gates_of``)."""
-    return gates_of(required_sets(pattern))
-
-
-def gates_of(sets: tuple[Strings, ...]) -> tuple[re.Pattern[str], ...]:
-    """Regexes of those of ``sets`` worth asking (none holding a one-letter string, which nearly every text
-    holds), the most selective first, at most ``MAX_GATES``."""
-    ranked = sorted(sets, key=_selectivity, reverse=True)
-    worth = [s for s in ranked if min(map(len, s)) >= 2][:MAX_GATES]
-    return tuple(re.compile(_trie(sorted(s))) for s in worth)
 
 
 def _trie(literals: list[str]) -> str:
@@ -275,25 +271,48 @@ def _shortest(strings: Strings) -> Strings:
 
 def _sequence(items: list[tuple[Any, Any]]) -> _Piece:
     """Concatenation: runs of exactly known pieces multiply out; an unknown piece ends a run, and each run
-    that holds no empty string is a set the match needs."""
+    that holds no empty string is a set the match needs (a lone ``BOUNDARY`` joined to its neighbour's
+    edge words: ``_beside``)."""
     run: Strings = frozenset({""})
     needs: list[Strings] = []
     whole = True  # every piece known and the product small: the sequence is exactly known
+    before: Strings | None = None  # how the last unknown piece ends
+    starts: Strings | None = None
     for op, arg in items:
         piece = _node(op, arg)
         needs += piece.needs
         if piece.exact is not None and len(run) * len(piece.exact) <= MAX_STRINGS:
             run = frozenset(a + b for a in run for b in piece.exact)
             continue
+        if whole:
+            starts = _joined(run, piece.starts)
         whole = False
         if "" not in run:
-            needs.append(run)
-        run = piece.exact if piece.exact is not None else frozenset({""})
+            needs.append(_beside(before, run, piece.starts))
+        before, run = piece.ends, piece.exact if piece.exact is not None else frozenset({""})
     if whole:
         return _Piece(run, tuple(needs))
     if "" not in run:
-        needs.append(run)
-    return _Piece(None, tuple(needs))
+        needs.append(_beside(before, run, None))
+    ends = run if before is None else _joined(before, run)
+    return _Piece(None, tuple(needs), starts, ends)
+
+
+def _joined(left: Strings, right: Strings | None) -> Strings | None:
+    """Each string of ``left`` followed by one of ``right``, where the product stays small."""
+    if right is None or len(left) * len(right) > max(MAX_STRINGS, len(right), len(left)):
+        return left if "" not in left else None
+    return frozenset(a + b for a in left for b in right)
+
+
+def _beside(before: Strings | None, run: Strings, after: Strings | None) -> Strings:
+    """A run that is only a ``BOUNDARY`` (no text holds it as a literal) with the words beside it: the
+    unknown piece after it starts with one of ``after``, the one before ends with one of ``before``."""
+    if run != {BOUNDARY}:
+        return run
+    if after is not None:
+        return frozenset(BOUNDARY + word for word in after)
+    return run if before is None else frozenset(word + BOUNDARY for word in before)
 
 
 def _node(op: Any, arg: Any) -> _Piece:
@@ -308,7 +327,7 @@ def _node(op: Any, arg: Any) -> _Piece:
         return _sequence(list(arg[-1]))
     if op is _sre.BRANCH:
         return _branch([_sequence(list(b)) for b in arg[1]])
-    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", None)):
+    if op in _REPEATS:
         low, high, sub = arg
         inner = _sequence(list(sub))
         if low == 0:
@@ -318,12 +337,16 @@ def _node(op: Any, arg: Any) -> _Piece:
         if low == high == 1:
             return inner
         # at least once: what one repetition needs, a match needs
-        return _Piece(None, inner.needs + ((inner.exact,) if inner.exact and "" not in inner.exact else ()))
+        needs = inner.needs + ((inner.exact,) if inner.exact and "" not in inner.exact else ())
+        return _Piece(None, needs, inner.starts, inner.ends)
     if op is getattr(_sre, "ATOMIC_GROUP", None):
         return _sequence(list(arg))
     if op in (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT):
         return _EMPTY  # zero width: the match itself holds nothing of it
     return _UNKNOWN  # ANY, NOT_LITERAL, GROUPREF, GROUPREF_EXISTS, CATEGORY...
+
+
+_REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", None))
 
 
 def _branch(alternatives: list[_Piece]) -> _Piece:
@@ -340,14 +363,27 @@ def _branch(alternatives: list[_Piece]) -> _Piece:
         if not options:
             return _UNKNOWN  # this alternative needs nothing, so the branch needs nothing
         choices.append(max(options, key=_selectivity))
-    return _Piece(None, (frozenset[str]().union(*choices),))
+    return _Piece(
+        None,
+        (frozenset[str]().union(*choices),),
+        _union([a.starts for a in alternatives]),
+        _union([a.ends for a in alternatives]),
+    )
 
 
-def _selectivity(strings: Strings) -> tuple[int, int]:
+def _union(sets: list[Strings | None]) -> Strings | None:
+    """One set of every alternative's edge words (None: some alternative's are unknown)."""
+    known = [s for s in sets if s is not None]
+    return frozenset[str]().union(*known) if len(known) == len(sets) else None
+
+
+def _selectivity(strings: Strings) -> tuple[int, int, int]:
     """How rarely ordinary text holds a string of the set, roughly: a set is as common as its shortest
     string ("a" is in nearly every sentence, "teach" in few), then the fewer strings the rarer; a word of
     ``COMMON`` counts as one letter."""
-    return min(1 if s.strip() in COMMON else len(s) for s in strings), -len(strings)
+    words = [s.replace(BOUNDARY, "") for s in strings]
+    bounded = min(s.count(BOUNDARY) for s in strings)  # among equals, the one asking word boundaries
+    return min(1 if s.strip() in COMMON else len(s) for s in words), -len(strings), bounded
 
 
 def _class_chars(items: list[tuple[Any, Any]]) -> Strings | None:

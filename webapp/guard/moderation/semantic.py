@@ -39,9 +39,9 @@ from webapp.guard.moderation.contrasts import Contrasts
 from webapp.guard.moderation.corpus import load_example_file, load_templates
 from webapp.guard.moderation.embedder import Encoder
 from webapp.guard.moderation.fitting import balanced_fit, example_vectors
+from webapp.guard.moderation.gates import literal_gates
 from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
-from webapp.guard.moderation.literals import literal_gates
 from webapp.guard.moderation.memo import Memo, text_bytes
 from webapp.guard.moderation.semanticconfig import SemanticConfig
 from webapp.guard.moderation.studied import studied_harmful, studied_legitimate

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from webapp.guard.moderation.literals import literal_gates
+from webapp.guard.moderation.gates import literal_gates
 from webapp.guard.moderation.text import Unit
 
 

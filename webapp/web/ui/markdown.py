@@ -54,6 +54,31 @@ class ChatMarkdown:
     def render(self, text: str) -> str:
         return self._md.render(text)
 
+    def render_growing(self, text: str) -> str:
+        """``render(text)``, except that a last block that is a paragraph is left out of its ``<p>``.
+
+        Gradio sends a streamed message as an "append" only when the new string starts with the one sent
+        before; HTML that ends in ``</p>`` never does, so the whole answer went again for every update. The
+        growing paragraph's inline HTML is balanced on its own (markdown-it closes each inline tag it opens),
+        so the page never gets an unclosed tag, and while only that paragraph grows each update extends the
+        string before it. An empty ``<p></p>`` goes before it: its margins (which collapse with the block's
+        before it, as a paragraph's do) keep the growing text where the paragraph will stand once closed.
+        Nothing else differs from ``render``: same parse, same escaping, same link judgement.
+        """
+        env: EnvType = {}
+        tokens = self._md.parse(text, env)
+        renderer, options = self._md.renderer, self._md.options
+        if len(tokens) < 3 or [t.type for t in tokens[-3:]] != [*_PARAGRAPH] or tokens[-3].level:
+            return renderer.render(tokens, options, env)
+        head, inline = (
+            renderer.render(tokens[:-3], options, env),
+            renderer.render(tokens[-2:-1], options, env),
+        )
+        return f"{head}<p></p>{inline}"
+
+
+_PARAGRAPH = ("paragraph_open", "inline", "paragraph_close")
+
 
 def _link_open(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType

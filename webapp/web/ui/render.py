@@ -56,8 +56,12 @@ class ChatPainter:
         self.markdown = markdown
 
     def text(self, role: str, text: str, *, settled: bool = True) -> Message:
-        """A message; one still streaming has no copy button yet (see `copyable`)."""
-        return {"role": role, "content": self.copyable(text) if settled else self.markdown.render(text)}
+        """A message; one still streaming has no copy button yet (see `copyable`), and its last paragraph
+        is left open so that Gradio can send its growth as an append (``ChatMarkdown.render_growing``)."""
+        return {
+            "role": role,
+            "content": self.copyable(text) if settled else self.markdown.render_growing(text),
+        }
 
     def copyable(self, text: str) -> str:
         """The text as HTML, with a copy button that copies the text itself (the markdown as it passed the
