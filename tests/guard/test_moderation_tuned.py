@@ -17,7 +17,7 @@ from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.embedder import EmbeddingNeeded, embeddings_deferred
 from webapp.guard.moderation.studied import studied_labelled
-from webapp.guard.moderation.tuned import TunedScorer, TunedTier
+from webapp.guard.moderation.tuned import TunedScorer, TunedTier, framed_claims
 from webapp.guard.moderation.tunedconfig import TunedConfig
 from webapp.guard.moderation.tuning import model_path, training_rows
 
@@ -27,6 +27,7 @@ class ScriptedScorer:
 
     def __init__(self) -> None:
         self.harmful: tuple[str, ...] = ()
+        self.exact: dict[str, float] = {}  # a text's own probability, before ``harmful``
         self.rest = 0.5
         self.sure = 0.99
         self.seen: list[str] = []
@@ -36,10 +37,12 @@ class ScriptedScorer:
         if self.broken:
             raise RuntimeError("model file damaged")
         self.seen += sentences
-        return np.array(
-            [[self.sure if any(h in s.lower() for h in self.harmful) else self.rest] for s in sentences],
-            dtype=np.float32,
-        )
+        return np.array([[self._probability(s)] for s in sentences], dtype=np.float32)
+
+    def _probability(self, sentence: str) -> float:
+        if sentence in self.exact:
+            return self.exact[sentence]
+        return self.sure if any(h in sentence.lower() for h in self.harmful) else self.rest
 
 
 @functools.cache
@@ -56,13 +59,16 @@ def tuned() -> tuple[Moderator, ScriptedScorer]:
     """A moderator whose tuned classifier is scripted; every text is new to it (a fresh remembered-scores memo
     would need a new moderator, so each test uses texts no other test does)."""
     moderator, scorer = _moderator_and_scorer()
-    scorer.harmful, scorer.rest, scorer.sure, scorer.broken = (), 0.5, 0.99, False
+    scorer.harmful, scorer.rest, scorer.sure, scorer.broken, scorer.exact = (), 0.5, 0.99, False, {}
     return moderator, scorer
 
 
 def _with_the_tier_on() -> ModerationConfig:
     config = ModerationConfig.from_mapping(MODERATION_CONFIG, rails_dir=RAILS_DIR)
-    return dataclasses.replace(config, tuned=dataclasses.replace(config.tuned, enabled=True))
+    # the scripted model alone: the semantic tier's veto on its blocks has its own test
+    return dataclasses.replace(
+        config, tuned=dataclasses.replace(config.tuned, enabled=True, second_floor=0.0)
+    )
 
 
 def test_the_default_rails_name_the_rules_it_may_second_guess_and_keep_it_off() -> None:
@@ -109,6 +115,57 @@ def test_it_lifts_a_hate_block_only_when_every_sentence_is_harmless(
     scorer.harmful = ("vermin",)  # unsure of one sentence: the rules' block stands
     two = moderator.check("I read it on a wall. Mexicans are such vermin.", "output")
     assert two is not None and two.rule in {"hate", "dehumanisation"}
+
+
+def test_a_claim_framed_as_counter_speech_is_judged_on_its_own(
+    tuned: tuple[Moderator, ScriptedScorer],
+) -> None:
+    """The trained model gave "It is not racist to say women are stupid." 0.001: sure it was harmless."""
+    moderator, scorer = tuned
+    text = "It is not racist to say Mexicans are stupid."
+    assert moderator.check("It is not racist to say Mexicans are stupid!", "output") is not None  # the rules
+    scorer.rest = 0.001  # the whole sentence reads as counter-speech to it...
+    scorer.exact = {"Mexicans are stupid.": 0.9}  # ...what it says inside the frame does not
+    finding = moderator.check(text, "output")
+    assert finding is not None and finding.rule in {"hate", "dehumanisation", "harassment"}
+    assert "Mexicans are stupid." in scorer.seen
+
+
+def test_framed_claims_are_what_follows_a_frame_word_and_what_is_quoted() -> None:
+    assert "women are stupid." in framed_claims("I can't deny that women are stupid.")
+    assert "Gays are pedophiles" in framed_claims("'Gays are pedophiles' is the kind of truth we need.")
+    assert framed_claims("The museum opens at nine.") == []
+
+
+class _Semantic:
+    """The semantic tier as the tuned tier asks it: a probability per sentence."""
+
+    def __init__(self, probability: float) -> None:
+        self.probability = probability
+        self.asked: list[str] = []
+
+    def wait_ready(self, _timeout_s: float | None = None) -> _Semantic:
+        return self
+
+    def scores(self, texts: list[str]) -> list[tuple[float, str]]:
+        self.asked += texts
+        return [(self.probability, "hate") for _ in texts]
+
+
+def test_a_block_needs_the_semantic_tier_to_agree_past_its_floor() -> None:
+    scorer, semantic = ScriptedScorer(), _Semantic(0.2)
+    scorer.rest = 0.999
+    config = TunedConfig(enabled=True, block_above=0.95, second_floor=0.5)
+    tier = TunedTier(config, second=semantic)  # type: ignore[arg-type]
+    tier.build(lambda: scorer)
+    assert not tier.blocks("Black people were enslaved.", partial=False, timeout_s=5)
+    assert semantic.asked == ["black people were enslaved."]
+    semantic.probability = 0.6
+    assert tier.blocks("Women were enslaved.", partial=False, timeout_s=5)
+    unasked = TunedTier(dataclasses.replace(config, second_floor=0.0), second=semantic)  # type: ignore[arg-type]
+    unasked.build(lambda: scorer)
+    semantic.probability = 0.0
+    assert unasked.blocks("Trans people were enslaved.", partial=False, timeout_s=5)
 
 
 def test_threats_are_never_lifted(tuned: tuple[Moderator, ScriptedScorer]) -> None:

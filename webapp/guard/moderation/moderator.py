@@ -135,6 +135,7 @@ class Moderator:
                 gate=re.compile(expand(config.semantic.gate, config.lexicon))
                 if config.semantic.gate
                 else None,
+                second=self._semantic,
             )
             if config.tuned.enabled
             else None

@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from webapp.guard.moderation.embedder import (
 )
 from webapp.guard.moderation.text import ENDED, sentences
 from webapp.guard.moderation.tunedconfig import TunedConfig
+
+if TYPE_CHECKING:
+    from webapp.guard.moderation.semantic import SemanticTier
 
 log = logging.getLogger(__name__)
 
@@ -75,22 +78,31 @@ class TunedScorer:
 class TunedTier:
     """The thresholds around a scorer that is trained or loaded in the background."""
 
-    def __init__(self, config: TunedConfig, *, gate: re.Pattern[str] | None = None) -> None:
+    def __init__(
+        self, config: TunedConfig, *, gate: re.Pattern[str] | None = None, second: SemanticTier | None = None
+    ) -> None:
         """``gate``: what a sentence must hold to be judged for a block (the semantic tier's harm words):
-        ordinary prose costs no model run."""
+        ordinary prose costs no model run. ``second``: the semantic tier, whose classifier over frozen
+        embeddings must also give a sentence ``second_floor`` before this tier blocks it."""
         self.config = config
         self._gate = gate
+        self._second = second
         self._scores: CachedEncoder | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
 
     @classmethod
     def started(
-        cls, config: TunedConfig, load: Callable[[], Encoder], *, gate: re.Pattern[str] | None = None
+        cls,
+        config: TunedConfig,
+        load: Callable[[], Encoder],
+        *,
+        gate: re.Pattern[str] | None = None,
+        second: SemanticTier | None = None,
     ) -> TunedTier:
         """A tier whose classifier is loaded (or trained, the first time) in the background from now on.
         Not a daemon: a process that exits meanwhile waits, instead of killing onnxruntime mid-run."""
-        tier = cls(config, gate=gate)
+        tier = cls(config, gate=gate, second=second)
         threading.Thread(target=tier.build, args=(load,), name="moderation-tuned").start()
         return tier
 
@@ -122,14 +134,28 @@ class TunedTier:
         sure = self.config.block_above
         alone = self._probabilities([said[i] for i in gated], timeout_s)
         suspects = [i for i, p in zip(gated, alone, strict=True) if p >= sure]
+        suspects = self._seconded(said, suspects, timeout_s)
         if not suspects:
             return False
         windows = [" ".join(said[max(0, i - 1) : i + 2]) for i in suspects]
         return float(self._probabilities(windows, timeout_s).max()) >= sure
 
+    def _seconded(self, said: list[str], suspects: list[int], timeout_s: float) -> list[int]:
+        """The suspects the semantic tier's classifier also gives ``second_floor``: fine-tuned on a few
+        thousand sentences, this model takes single words for stances ("Black people were enslaved." 0.999),
+        and a second model that learnt other things vetoes most of those (docs/moderation.md)."""
+        floor = self.config.second_floor
+        if not suspects or self._second is None or floor <= 0:
+            return suspects
+        scores = self._second.wait_ready(timeout_s).scores([said[i].lower() for i in suspects])
+        return [i for i, (p, _) in zip(suspects, scores, strict=True) if p >= floor]
+
     def lifts(self, text: str, *, timeout_s: float) -> bool:
-        """Whether the classifier is sure the whole text and each of its sentences are harmless."""
-        texts = [text.strip(), *_sentences(text)]
+        """Whether the classifier is sure the whole text, each of its sentences and each claim they frame
+        are harmless. The claims matter: "It is not racist to say X are stupid." scored 0.001 whole
+        ("racist" reads as counter-speech), and would lift the rules' block; "X are stupid." does not."""
+        said = _sentences(text)
+        texts = [text.strip(), *said, *(claim for s in said for claim in framed_claims(s))]
         return float(self._probabilities(texts, timeout_s).max()) <= self.config.veto_below
 
     def _probabilities(self, texts: Sequence[str], timeout_s: float) -> np.ndarray:
@@ -156,3 +182,20 @@ class _StillPreparing(EmbeddingNeeded):
 
 def _sentences(text: str) -> list[str]:
     return [s for s in (piece.strip() for piece in sentences(text)) if s]
+
+
+# where a sentence may start saying something in its own right: after a word that reports, denies,
+# believes or calls, a conjunction that gives a reason, or a punctuation mark that opens a clause
+_FRAME = re.compile(
+    r"\b(?:say|saying|said|says|deny|denying|that|think|thinks|believe|believes|call|calling|claim|claims|"
+    r"admit|agree|pretend|because)\b|[:,;]",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"[\"'\u201c\u2018]([^\"'\u201d\u2019]{6,})[\"'\u201d\u2019]")
+
+
+def framed_claims(sentence: str) -> list[str]:
+    """What a sentence may say inside its frame: the words after each framing word, and each quote."""
+    tails = [sentence[m.end() :].strip() for m in _FRAME.finditer(sentence)]
+    quotes = [m.group(1).strip() for m in _QUOTED.finditer(sentence)]
+    return [claim for claim in (*tails, *quotes) if len(claim.split()) >= 2]

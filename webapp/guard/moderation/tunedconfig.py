@@ -24,6 +24,8 @@ class TunedConfig:
     max_tokens: int = 64  # a sentence, not a document: longer ones are cut
     # a unit the rules let through is blocked when the model gives it at least this probability of harm
     block_above: float = 0.95
+    # ...and the semantic tier's classifier (frozen embeddings) gives it at least this (0: not asked)
+    second_floor: float = 0.0
     # a block by one of ``veto_rules`` is lifted when the model gives the text and each of its units at
     # most this probability of harm: the rules' look-alikes (counter-speech, negation, reclaimed words)
     veto_below: float = 0.02
