@@ -18,8 +18,8 @@ from webapp.guard.moderation.literals import (
     Strings,
     _selectivity,
     _sre,
-    _sre_parse,
     _trie,
+    parsed,
     tree_sets,
 )
 
@@ -29,11 +29,8 @@ def literal_gates(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...]:
     word boundaries (``\\b``) the pattern puts around it: a gate on the bare "ape" of ``\\b(?:ape|...)\\b``
     passed every sentence about a "cheaper" ticket or a "shape". A gate is searched in the text the pattern
     runs on, so a ``\\b`` holds in the gate where it held in the match: no match is lost."""
-    if pattern.flags & re.IGNORECASE:
-        return ()
-    try:
-        tree = _sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:  # a pattern re compiled always parses; doubt means no gate
+    tree = parsed(pattern)
+    if tree is None:
         return ()
     marked = _boundaries_marked(list(tree))
     return gates_of(tree_sets(marked if marked is not None else tree), pattern.flags & re.ASCII)

@@ -234,17 +234,17 @@ def current_scanner() -> Scanner:
 
 
 def required_sets(pattern: re.Pattern[str]) -> tuple[Strings, ...]:
-    """Sets of literals: every match of ``pattern`` holds a string of each (empty: nothing is known).
+    """Sets of literals: every match of ``pattern`` holds a string of each (empty: nothing is known)."""
+    tree = parsed(pattern)
+    return () if tree is None else tree_sets(tree)
 
-    Only for a pattern compiled without ``IGNORECASE``: its literals are then the characters it matches.
-    """
-    if pattern.flags & re.IGNORECASE:
-        return ()
+
+def parsed(pattern: re.Pattern[str]) -> Any | None:
+    """The parse tree of a pattern without ``IGNORECASE`` (its literals are what it matches), else None."""
     try:
-        tree = _sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:  # a pattern re compiled always parses; doubt means no filter
-        return ()
-    return tree_sets(tree)
+        return None if pattern.flags & re.IGNORECASE else _sre_parse.parse(pattern.pattern, pattern.flags)
+    except Exception:  # a pattern re compiled always parses: in doubt, nothing is known
+        return None
 
 
 def tree_sets(tree: Any) -> tuple[Strings, ...]:
