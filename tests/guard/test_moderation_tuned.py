@@ -17,7 +17,7 @@ from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.embedder import EmbeddingNeeded, embeddings_deferred
 from webapp.guard.moderation.studied import studied_labelled
-from webapp.guard.moderation.tuned import TunedScorer, TunedTier, framed_claims
+from webapp.guard.moderation.tuned import LONGEST_LIFTED, TunedScorer, TunedTier, framed_claims
 from webapp.guard.moderation.tunedconfig import TunedConfig
 from webapp.guard.moderation.tuning import model_path, training_rows
 
@@ -111,7 +111,8 @@ def test_it_lifts_a_hate_block_only_when_every_sentence_is_harmless(
     blocked = moderator.check("Mexicans are vermin.", "output")
     assert blocked is not None and blocked.rule in {"hate", "dehumanisation"}
     scorer.rest = 0.01  # sure it is harmless (a scripted mistake: the point is who has the last word)
-    assert moderator.check("Mexicans are vermin!", "output") is None
+    # (new words: a span of the text checked above was scored at 0.5 and is remembered)
+    assert moderator.check("Those Mexicans are such vermin!", "output") is None
     scorer.harmful = ("vermin",)  # unsure of one sentence: the rules' block stands
     two = moderator.check("I read it on a wall. Mexicans are such vermin.", "output")
     assert two is not None and two.rule in {"hate", "dehumanisation"}
@@ -131,10 +132,26 @@ def test_a_claim_framed_as_counter_speech_is_judged_on_its_own(
     assert "Mexicans are stupid." in scorer.seen
 
 
-def test_framed_claims_are_what_follows_a_frame_word_and_what_is_quoted() -> None:
-    assert "women are stupid." in framed_claims("I can't deny that women are stupid.")
+def test_a_sentence_too_long_to_read_whole_is_never_lifted(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    moderator, scorer = tuned
+    scorer.rest = 0.0
+    short = "Somalis are vermin, I read on the wall."
+    assert moderator.check(short, "output") is None  # lifted: the scripted model is sure of every span
+    long = "Somalis are vermin, I read on the wall" + " of the old station" * 10 + "."
+    assert len(long.split()) > LONGEST_LIFTED
+    finding = moderator.check(long, "output")
+    assert finding is not None and finding.rule in {"hate", "dehumanisation"}
+
+
+def test_framed_claims_are_the_runs_of_words_at_either_end_and_the_quotes() -> None:
+    for frame in (
+        "It is not racist to point out {}.",
+        "Some find it rude when I mention {}.",
+        "{} and I said it.",
+    ):
+        assert "women are stupid" in {c.rstrip(".") for c in framed_claims(frame.format("women are stupid"))}
     assert "Gays are pedophiles" in framed_claims("'Gays are pedophiles' is the kind of truth we need.")
-    assert framed_claims("The museum opens at nine.") == []
+    assert framed_claims("The museum opens.") == ["museum opens.", "The museum"]
 
 
 class _Semantic:
