@@ -5,6 +5,8 @@
     python -m bench load --soak-minutes 10    # also: 64 streams on railchat's API for 10 minutes, memory
     python -m bench load --soak-only --soak-minutes 10 --out /tmp/soak   # the soak alone, then:
     python -m bench load --soak-from /tmp/soak/benchmarks.json             # its figures in this run's report
+    python -m bench load --levels 8 --systems direct,railchat-api --out /tmp/ab   # a check: its own folder
+                                              # (a run of fewer levels or systems never writes docs/)
 
 Every system answers the same workload from the same scripted upstream (``bench.upstream``: the answer
 starts after 200 ms, then 64 one-word chunks 20 ms apart), in its own process, so the measured processes'
@@ -55,6 +57,8 @@ from bench.procs import PYTHON, Server, free_port, start
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = ("direct", "railchat-api", "railchat-ui", "nemo-server")
+DEFAULT_LEVELS = "1,8,32,64"
+DOCS = ROOT / "docs"
 NEMO_CONFIG_PY = '''"""Wires railchat's rail functions into the benchmark's copy of rails/ for NeMo's server."""
 from pathlib import Path
 
@@ -374,13 +378,26 @@ def _line(s: dict[str, Any]) -> str:
     )
 
 
+def _partial_into_docs(args: argparse.Namespace) -> str | None:
+    """Why this run may not write the committed table, or None.
+
+    The generated part of docs/benchmarks.md, its JSON and its plot are one full run's: a run of one level or
+    one system (a profile check, an A/B of a change) writing there silently replaces the whole table with a
+    fragment, so such a run has to say where its report goes.
+    """
+    full = args.levels == DEFAULT_LEVELS and args.systems == ",".join(SYSTEMS) and not args.soak_only
+    if full or args.out is not None:
+        return None
+    return "a partial run (levels, systems or --soak-only changed) does not overwrite docs/: pass --out DIR"
+
+
 def main(argv: list[str] | None = None) -> int:
     from bench.report import write_report
 
     parser = argparse.ArgumentParser(
         prog="python -m bench load", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--levels", default="1,8,32,64", help="concurrent streams, comma separated")
+    parser.add_argument("--levels", default=DEFAULT_LEVELS, help="concurrent streams, comma separated")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--min-turns", type=int, default=20, help="turns per system and level, at least")
     parser.add_argument("--min-rounds", type=int, default=2, help="turns per stream, at least")
@@ -405,11 +422,16 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="a JSON written by an earlier --soak-only run: its soak goes in the report",
     )
-    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="where benchmarks.{json,png,md} go")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="where benchmarks.{json,png,md} go (default docs/, only for a run of every level and system)",
+    )
     args = parser.parse_args(argv)
-    if problem := missing(plot=True):
+    if problem := missing(plot=True) or _partial_into_docs(args):
         print(f"python -m bench load: {problem}", file=sys.stderr)
         return 2
+    args.out = args.out or DOCS
     result = asyncio.run(run(args))
     write_report(result, args.out)
     return 0 if all(level["errors"] == 0 for level in result["levels"]) else 1
