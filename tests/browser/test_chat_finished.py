@@ -320,3 +320,46 @@ def test_screenshot_text_only_model_with_an_image(browser, browser_upstream, tmp
     finally:
         page.context.close()
         server.stop()
+
+
+def test_lists_sit_inside_the_bubble_and_bold_is_one_font(page, browser_upstream) -> None:
+    """Messages reach the Chatbot as HTML, which Gradio lays out as unrendered text: newlines between block
+    tags became blank lines, list markers hung outside the bubble, and a bold word mixed two fonts."""
+    browser_upstream.push(
+        Script(
+            answer=[
+                "Tips:\n\n1. Read the **tutorial** first.\n2. Write code.\n\n"
+                "- Use a REPL.\n  - nested\n\nDone."
+            ]
+        )
+    )
+    send(page, "Tips as a list")
+    wait_idle(page)
+    layout = page.locator("#chatbot .message-content").last.evaluate(
+        """m => {
+          const left = e => e.getBoundingClientRect().left;
+          const [tips, done] = [m.querySelector('p'), [...m.querySelectorAll('p')].pop()];
+          const list = m.querySelector('ol');
+          return {content: left(m), items: [...m.querySelectorAll('li')].map(left),
+                  gap: list.getBoundingClientRect().top - tips.getBoundingClientRect().bottom,
+                  line: parseFloat(getComputedStyle(tips).lineHeight), last: done.textContent};
+        }"""
+    )
+    assert layout["last"] == "Done."
+    top, second, repl, nested = layout["items"]
+    assert top - layout["content"] >= 16 and repl - layout["content"] >= 16  # room for "1." and the bullet
+    assert nested - repl >= 16  # a nested list is indented
+    assert layout["gap"] < layout["line"]  # a margin, not a blank line
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+
+    def fonts(selector: str) -> list[str]:
+        """The fonts Chromium drew the element's text with (a missing glyph falls back to a system font)."""
+        nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]
+        return [
+            f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": nodes[-1]})["fonts"]
+        ]
+
+    assert fonts("#chatbot .message-content strong") == fonts("#chatbot .message-content p")  # not DejaVu
