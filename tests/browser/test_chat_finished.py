@@ -322,27 +322,26 @@ def test_screenshot_text_only_model_with_an_image(browser, browser_upstream, tmp
         server.stop()
 
 
-def test_lists_sit_inside_the_bubble_and_bold_is_one_font(page, browser_upstream) -> None:
+def test_lists_headings_and_quotes_lay_out_as_html_and_bold_is_one_font(page, browser_upstream) -> None:
     """Messages reach the Chatbot as HTML, which Gradio lays out as unrendered text: newlines between block
-    tags became blank lines, list markers hung outside the bubble, and a bold word mixed two fonts."""
-    browser_upstream.push(
-        Script(
-            answer=[
-                "Tips:\n\n1. Read the **tutorial** first.\n2. Write code.\n\n"
-                "- Use a REPL.\n  - nested\n\nDone."
-            ]
-        )
+    tags became blank lines, list markers hung outside the bubble, headings and quotes looked like text, and a
+    bold word mixed two fonts."""
+    answer = (
+        "## Plan\n\nTips:\n\n1. Read the **tutorial** first.\n2. Write code.\n\n- Use a REPL.\n  - nested\n\n"
     )
+    browser_upstream.push(Script(answer=[answer + "> Quoted.\n\nDone."]))
     send(page, "Tips as a list")
     wait_idle(page)
     layout = page.locator("#chatbot .message-content").last.evaluate(
         """m => {
-          const left = e => e.getBoundingClientRect().left;
-          const [tips, done] = [m.querySelector('p'), [...m.querySelectorAll('p')].pop()];
-          const list = m.querySelector('ol');
+          const left = e => e.getBoundingClientRect().left, style = e => getComputedStyle(e);
+          const [heading, tips, quote] = ['h2', 'p', 'blockquote'].map(s => m.querySelector(s));
           return {content: left(m), items: [...m.querySelectorAll('li')].map(left),
-                  gap: list.getBoundingClientRect().top - tips.getBoundingClientRect().bottom,
-                  line: parseFloat(getComputedStyle(tips).lineHeight), last: done.textContent};
+                  gap: m.querySelector('ol').getBoundingClientRect().top - tips.getBoundingClientRect().bottom,
+                  line: parseFloat(style(tips).lineHeight), text: parseFloat(style(tips).fontSize),
+                  heading: [parseFloat(style(heading).fontSize), style(heading).marginTop],
+                  quote: [left(quote.querySelector('p')) - left(m), style(quote).borderLeftWidth],
+                  last: [...m.querySelectorAll('p')].pop().textContent};
         }"""
     )
     assert layout["last"] == "Done."
@@ -350,6 +349,10 @@ def test_lists_sit_inside_the_bubble_and_bold_is_one_font(page, browser_upstream
     assert top - layout["content"] >= 16 and repl - layout["content"] >= 16  # room for "1." and the bullet
     assert nested - repl >= 16  # a nested list is indented
     assert layout["gap"] < layout["line"]  # a margin, not a blank line
+    assert (
+        layout["heading"][0] >= 1.2 * layout["text"] and layout["heading"][1] == "0px"
+    )  # first: no gap above
+    assert layout["quote"][0] >= 8 and layout["quote"][1] != "0px"  # set off by a rule and an indent
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
@@ -362,4 +365,6 @@ def test_lists_sit_inside_the_bubble_and_bold_is_one_font(page, browser_upstream
             f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": nodes[-1]})["fonts"]
         ]
 
-    assert fonts("#chatbot .message-content strong") == fonts("#chatbot .message-content p")  # not DejaVu
+    text = fonts("#chatbot .message-content p")
+    assert fonts("#chatbot .message-content strong") == text  # not DejaVu Sans Bold
+    assert fonts("#chatbot .message-content h2") == text
