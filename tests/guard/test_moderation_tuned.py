@@ -17,7 +17,12 @@ from tests.support.paths import RAILS_DIR
 from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.embedder import EmbeddingNeeded, embeddings_deferred
 from webapp.guard.moderation.studied import studied_labelled
-from webapp.guard.moderation.tuned import LONGEST_LIFTED, TunedScorer, TunedTier, framed_claims
+from webapp.guard.moderation.tuned import (
+    LONGEST_LIFTED,
+    TunedScorer,
+    TunedTier,
+    framed_claims,
+)
 from webapp.guard.moderation.tunedconfig import TunedConfig
 from webapp.guard.moderation.tuning import model_path, training_rows
 
@@ -141,6 +146,20 @@ def test_a_sentence_too_long_to_read_whole_is_never_lifted(tuned: tuple[Moderato
     assert len(long.split()) > LONGEST_LIFTED
     finding = moderator.check(long, "output")
     assert finding is not None and finding.rule in {"hate", "dehumanisation"}
+
+
+def test_a_text_too_long_to_lift_cheaply_costs_no_model_run(tuned: tuple[Moderator, ScriptedScorer]) -> None:
+    """Each sentence short enough to read, but their spans together cost a run per word: a long blocked text
+    must not buy hundreds of model runs per check (an attacker's text is checked again as it grows)."""
+    moderator, scorer = tuned
+    scorer.rest = 0.0
+    sentence = "Kenyans are vermin, said the old man on the bench by the river bank at night"
+    long = " ".join(f"{sentence} number {n}." for n in range(8))
+    assert all(len(s.split()) <= LONGEST_LIFTED for s in long.split("."))  # each one short enough to lift
+    before = len(scorer.seen)
+    finding = moderator.check(long, "output")
+    assert finding is not None and finding.rule in {"hate", "dehumanisation"}
+    assert len(scorer.seen) - before <= 8 + 1  # at most its sentences' blocks, never the lift's spans
 
 
 def test_framed_claims_are_the_runs_of_words_at_either_end_and_the_quotes() -> None:

@@ -159,6 +159,8 @@ class TunedTier:
         if any(len(s.split()) > LONGEST_LIFTED for s in said):
             return False
         texts = [text.strip(), *said, *(claim for s in said for claim in framed_claims(s))]
+        if len(texts) > MOST_LIFT_RUNS:
+            return False
         return float(self._probabilities(texts, timeout_s).max()) <= self.config.veto_below
 
     def _probabilities(self, texts: Sequence[str], timeout_s: float) -> np.ndarray:
@@ -190,6 +192,9 @@ def _sentences(text: str) -> list[str]:
 # The model reads 64 tokens of a text: a longer sentence is never read whole, so a block of it stands (and its
 # spans, below, would cost a model run per word).
 LONGEST_LIFTED = 40
+# One model run per text scored (~2-4 ms each). A block is lifted to pass short counter-speech; a long text
+# full of framed sentences would cost a run per word of it on every check, so past this its block stands.
+MOST_LIFT_RUNS = 160
 _QUOTED = re.compile(r"[\"'\u201c\u2018]([^\"'\u201d\u2019]{6,})[\"'\u201d\u2019]")
 
 
