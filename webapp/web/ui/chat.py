@@ -24,7 +24,7 @@ from webapp.web.ui.layout import THINKING, build_chat_layout
 from webapp.web.ui.markdown import ChatMarkdown
 from webapp.web.ui.queue import WokenQueue
 from webapp.web.ui.render import ChatPainter, Message, header_html
-from webapp.web.ui.sessionconfig import configs_on_demand
+from webapp.web.ui.sessionconfig import no_session_configs
 from webapp.web.ui.state import UIState, nobody, read_files
 from webapp.web.ui.stream import TurnRenderer, TurnView, ready_batches
 from webapp.web.ui.tabs import ExtraTab
@@ -205,7 +205,7 @@ class ChatUI:
         demo._queue = WokenQueue.replacing(demo._queue)
         demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
         remember_absent()  # Gradio imports these per update (webapp/web/ui/absent.py)
-        configs_on_demand()  # a new tab builds only the block configs its updates need (sessionconfig.py)
+        no_session_configs()  # nothing here reads a session's copy of its block configs (sessionconfig.py)
         return demo
 
 
