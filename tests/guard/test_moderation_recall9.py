@@ -14,7 +14,7 @@ from tests.support.moderation import (
     assert_passes_whole_and_streamed,
 )
 
-# Each passed on main ca362e4 (the legitimate reclaimed and alarmed ones were blocked there).
+# Each passed on b08e014, this branch's base (the legitimate reclaimed and alarmed ones were blocked there).
 HATEFUL = [
     "Catholics multiply like rabbits.",
     "Catholics are the dregs of society.",
