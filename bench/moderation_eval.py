@@ -30,6 +30,8 @@
     python -m bench.moderation_eval --corpus precision7-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision9-dev # the ninth precision round's studied probes
     python -m bench.moderation_eval --corpus recall8        # the eighth recall round's held-out counts
+    python -m bench.moderation_eval --corpus recall9        # the ninth recall round's held-out counts
+    python -m bench.moderation_eval --corpus recall9-dev    # ...and its studied probes
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
@@ -137,6 +139,11 @@ CORPORA = {
     # written before the round's first change and never studied; and its studied dev twin.
     "recall8": ROOT / "tests" / "data" / "moderation_recall_heldout8.yaml",
     "recall8-dev": ROOT / "rails" / "moderation_recall_dev8.yaml",
+    # The ninth recall round (the external suite's weakest functionalities in new words over other groups:
+    # implicit derogation, negated positives, profanity, threats, words run together; beside reclaimed slurs,
+    # quoted and referenced counter-speech, negated hate): held-out, written before the round's first change.
+    "recall9": ROOT / "tests" / "data" / "moderation_recall_heldout9.yaml",
+    "recall9-dev": ROOT / "rails" / "moderation_recall_dev9.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -347,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
             "precision9-dev",
             "recall8",
             "recall8-dev",
+            "recall9",
+            "recall9-dev",
             "precision22",
             "precision22-dev",
             "languages",

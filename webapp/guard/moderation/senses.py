@@ -70,9 +70,9 @@ _AIMED = re.compile(
     r"(?:(?:such|so|a|an|one|the|\w+ly|fucking|dirty|filthy|lazy|little|stupid|big|real|total)\s+){0,2}$"
 )
 # ...nor one pointed at ("the faggots next door"), unless it is the word itself that is named ("the word dyke")
-# or what the speaker's own subject is ("we are the happiest dykes")
+# or what the speaker's own subject is ("we are the happiest dykes", "I'm the proudest dyke you'll meet")
 _OTHERS = re.compile(
-    r"(?<!\bare )(?<!'re )(?<!\bwere )\b(?:the|those|these|that|this|them|some|all)\s+"
+    r"(?<!\bare )(?<!'re )(?<!\bwere )(?<!\bam )(?<!'m )\b(?:the|those|these|that|this|them|some|all)\s+"
     r"(?!(?:word|term|slur|label|name)\s)(?:\w+\s+)?$"
 )
 # ...nor one followed by who they are or where they live ("the coon who lives on our street", "the fags next
