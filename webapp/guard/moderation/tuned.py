@@ -22,6 +22,7 @@ the model run to a worker thread the same way (embedder.embeddings_deferred).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import threading
@@ -158,8 +159,9 @@ class TunedTier:
         said = _sentences(text)
         if any(len(s.split()) > LONGEST_LIFTED for s in said):
             return False
-        texts = [text.strip(), *said, *(claim for s in said for claim in framed_claims(s))]
-        if len(texts) > MOST_LIFT_RUNS:
+        claims = (claim for s in said for claim in framed_claims(s))
+        texts = list(itertools.islice(itertools.chain([text.strip()], said, claims), MOST_LIFT_RUNS + 1))
+        if len(texts) > MOST_LIFT_RUNS:  # spans are built only up to the cap: past it the block stands
             return False
         return float(self._probabilities(texts, timeout_s).max()) <= self.config.veto_below
 
