@@ -368,3 +368,24 @@ def test_lists_headings_and_quotes_lay_out_as_html_and_bold_is_one_font(page, br
     text = fonts("#chatbot .message-content p")
     assert fonts("#chatbot .message-content strong") == text  # not DejaVu Sans Bold
     assert fonts("#chatbot .message-content h2") == text
+
+
+def test_message_labels_are_the_text_it_shows_not_its_html(page, browser_upstream) -> None:
+    """Gradio labels each message with its raw value, which is our HTML: a screen reader would have read
+    "bot's message: <p>Tips:</p><ol><li>..." aloud, tags and character references included, and then the
+    message's hidden copy source as a second copy."""
+    browser_upstream.push(Script(answer=["Tips:\n\n1. Read the **tutorial**.\n", "2. Then 3 < 4 & done."]))
+    send(page, "Is 1 < 2 & true?")
+    wait_idle(page)
+    labels = page.locator('#chatbot [aria-label*="\'s message: "]').evaluate_all(
+        "nodes => nodes.map(n => n.getAttribute('aria-label'))"
+    )
+    assert labels == [
+        "user's message: Is 1 < 2 & true?",
+        "bot's message: Tips: Read the tutorial. Then 3 < 4 & done.",
+    ]
+    # Gradio's sanitizer drops the copy source's aria-hidden: a screen reader read each message twice.
+    hidden = page.locator("#chatbot .copy-source").evaluate_all(
+        "nodes => nodes.map(n => n.getAttribute('aria-hidden'))"
+    )
+    assert hidden == ["true", "true"]

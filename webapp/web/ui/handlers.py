@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
-from webapp.web.ui.layout import CLOSE_SIDEBAR_ON_PHONES, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
+from webapp.web.ui.layout import ON_PAGE_LOAD, READ_CHAT_FROM_URL, SHOW_CHAT_IN_URL, ChatLayout
 from webapp.web.ui.queue import closed_with_event
 from webapp.web.ui.render import notice_html
 from webapp.web.ui.state import UIState, current_state, request_owner
@@ -167,7 +167,7 @@ class ChatHandlers:
             [c.state, c.chatbot, c.notice, *opened],
             js=READ_CHAT_FROM_URL,
         )
-        demo.load(None, None, None, js=CLOSE_SIDEBAR_ON_PHONES)
+        demo.load(None, None, None, js=ON_PAGE_LOAD)
         c.chat_id.change(None, [c.chat_id], None, js=SHOW_CHAT_IN_URL)
         turn_outputs = [c.box, c.chatbot, c.state]  # what changes per word; the rest once, after the turn
         submit = c.box.submit(self.on_submit, [c.box, c.state, c.mode], turn_outputs)

@@ -29,6 +29,39 @@ CLOSE_SIDEBAR_ON_PHONES = f"""() => {{
     sidebar?.querySelector('button')?.click();
   }}
 }}"""
+# Gradio labels each message with its raw value ("bot's message: <p>Three tips:</p><ol>..."), and our values are
+# HTML: a screen reader would spell out tags and character references. Each label is rewritten to the text the
+# message shows, again whenever Gradio sets it (each streamed update). Gradio's sanitizer also drops the
+# aria-hidden of a copy button's source text (the message's markdown, out of sight), which a screen reader
+# would then read as a second copy of the message: it is put back.
+PLAIN_MESSAGE_LABELS = """() => {
+  const plain = (node) => {
+    const label = node.getAttribute('aria-label') || '';
+    const cut = label.indexOf("'s message: ");
+    if (cut < 0) { return; }
+    const shown = document.createTreeWalker(node, NodeFilter.SHOW_TEXT, {acceptNode: (t) =>
+      t.parentElement.closest('.copy-source, button') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    let text = '';
+    while (shown.nextNode()) { text += shown.currentNode.data; }
+    text = text.replace(/\\s+/g, ' ').trim();
+    const wanted = label.slice(0, cut) + "'s message: " + text;
+    if (label !== wanted) { node.setAttribute('aria-label', wanted); }
+  };
+  const sweep = () => {
+    document.querySelectorAll('#chatbot [aria-label]').forEach(plain);
+    document.querySelectorAll('#chatbot .copy-source:not([aria-hidden])')
+      .forEach((node) => node.setAttribute('aria-hidden', 'true'));
+  };
+  new MutationObserver(sweep).observe(document.body, {
+    subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-label'],
+  });
+  sweep();
+}"""
+# What runs in the browser once the page has loaded (one load event, so the app's event indices stay put).
+ON_PAGE_LOAD = f"""() => {{
+  ({CLOSE_SIDEBAR_ON_PHONES})();
+  ({PLAIN_MESSAGE_LABELS})();
+}}"""
 # The page's own address is only known in the browser: hand its chat id to the load event (owner-checked there).
 READ_CHAT_FROM_URL = """(ignored) => new URLSearchParams(window.location.search).get('chat') || ''"""
 SHOW_CHAT_IN_URL = """(id) => {

@@ -67,7 +67,8 @@ class ChatPainter:
         """The text as HTML, with a copy button that copies the text itself (the markdown as it passed the
         rails), not the HTML the Chatbot holds. Gradio's click handler for ``copy_code_button`` copies its
         parent's rendered text: the source sits there, escaped, rendered but out of sight and hidden from
-        screen readers (they read the message itself). The source doubles a message's size, and a streaming
+        screen readers (they read the message itself; Gradio's sanitizer drops ``aria-hidden``, the page's
+        ``PLAIN_MESSAGE_LABELS`` script puts it back). The source doubles a message's size, and a streaming
         message is sent whole again for every word, so it is added once the message is settled."""
         source = f'<span class="copy-source" aria-hidden="true">{html.escape(text)}</span>'
         return f'{self.markdown.render(text)}<div class="message-copy">{COPY_BUTTON}{source}</div>'
