@@ -7,6 +7,7 @@ an import hidden in a function cannot bring a cycle back.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,3 +121,36 @@ def test_no_module_is_over_the_size_limit() -> None:
     sizes = {module_name(p): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
     assert len(sizes) > 20  # the walk found the package
     assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+# A repo path named in prose: a top-level folder of this repo, then a file with an extension.
+CITED_PATH = re.compile(
+    r"(?<![\w./-])((?:webapp|tests|bench|docs|rails)/[\w/.-]*\w\.(?:py|ya?ml|md|json|toml))\b"
+)
+# The wheel's layout, not the checkout's: assets are packaged under webapp/ from the top-level folder.
+CITED_ELSEWHERE = ("webapp/assets/",)
+
+
+def cited_paths(text: str) -> Iterator[str]:
+    for match in CITED_PATH.finditer(text):
+        if not match.group(1).startswith(CITED_ELSEWHERE):
+            yield match.group(1)
+
+
+def test_every_file_the_code_and_docs_cite_exists() -> None:
+    """Docstrings and docs that send a reader to a file the repo no longer has are worse than none."""
+    texts = [*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("Makefile")]
+    texts += [p for folder in ("webapp", "tests", "bench") for p in (ROOT / folder).rglob("*.py")]
+    missing = {
+        f"{path.relative_to(ROOT)}: {cited}"
+        for path in texts
+        for cited in cited_paths(path.read_text())
+        if not (ROOT / cited).exists()
+    }
+    assert not missing, sorted(missing)
+
+
+def test_the_citation_reader_finds_a_path_in_prose() -> None:
+    assert list(cited_paths("checked in tests/store/test_store.py, see webapp/assets/style.css.")) == [
+        "tests/store/test_store.py"
+    ]

@@ -1,4 +1,4 @@
-"""The session store, on SQLite and PostgreSQL (fixtures in tests/pg.py)."""
+"""The session store, on SQLite and PostgreSQL (fixtures in tests/support/pg.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ identity`) so a small gzip bomb cannot inflate past the cap in one chunk. `timeo
 fetch, redirects and DNS included. Proxies from the environment are ignored (they would undo the pin).
 
 Residual risk: wiring the pinned backend uses httpx's private `_pool` attribute (no public hook exists in
-httpx 0.28); tests/test_imagefetch.py fails if that wiring stops taking effect.
+httpx 0.28); tests/media/test_fetch.py fails if that wiring stops taking effect.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Table definitions of the session store.
 
-The initial Alembic revision creates exactly these tables; `tests/test_store.py` checks the two never drift
+The initial Alembic revision creates exactly these tables; `tests/store/test_store.py` checks the two never drift
 apart. Timestamps are stored as naive UTC (SQLite has no time zones) and come back as aware UTC.
 """
 

@@ -52,8 +52,10 @@ PLAIN_MESSAGE_LABELS = """() => {
     document.querySelectorAll('#chatbot .copy-source:not([aria-hidden])')
       .forEach((node) => node.setAttribute('aria-hidden', 'true'));
   };
+  // Gradio sets a message's aria-label whenever its value changes and replaces its nodes when it renders, so
+  // attribute and childList records see every update; in-place text edits elsewhere need no sweep.
   new MutationObserver(sweep).observe(document.body, {
-    subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-label'],
+    subtree: true, childList: true, attributes: true, attributeFilter: ['aria-label'],
   });
   sweep();
 }"""
