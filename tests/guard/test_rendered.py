@@ -62,6 +62,9 @@ def test_mermaid_entity_codes_are_read_as_the_html_mermaid_makes_of_them():
     block = "```mermaid\nflowchart LR\n  A[\"<img src='{}'>\"]\n```"
     assert "https://mm.evil.shop/p.png" in rendered_urls(block.format("https#58;#47;#47;mm.evil.shop/p.png"))
     assert "//mm.evil.shop/p.png" in rendered_urls(block.format("#47;#47;mm.evil.shop/p.png"))
+    assert "https://mm.evil.shop/p.png" in rendered_urls(
+        block.format("https#colon;#sol;#sol;mm.evil.shop/p.png")
+    )
 
 
 def test_every_root_zone_entry_is_one_whole_tld():

@@ -72,8 +72,8 @@ _CSS_URL = re.compile(r"(?i)url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)\s]*))")
 _CSS_STRING = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 _URL_LIKE = re.compile(r"\s*(?:[/\\]{2}|[A-Za-z][A-Za-z0-9+.\-]*:\S)")
 _SCRIPT_HINT = re.compile(r"(?i)<\s*script|on[a-z]+\s*=")
-# Mermaid's entity codes: "#58;", "#quot;" (an HTML character reference without its "&").
-_MERMAID_ENTITY = re.compile(r"#(\d{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
+# Mermaid's entity codes: "#58;" and "#colon;" are "&#58;" and "&colon;" (its pattern is "#\w+;").
+_MERMAID_ENTITY = re.compile(r"#(\w{1,32});", re.ASCII)
 
 
 class _EveryLink(MarkdownIt):
@@ -98,8 +98,13 @@ def rendered_urls(text: str, *, code_fence: str = "") -> list[str]:
     if _MERMAID_ENTITY.search(text):
         # Mermaid (a ```mermaid block in most chat clients) turns "#58;" into ":" in a label it renders as
         # HTML: "<img src='https#58;#47;#47;host/p.png'>" loads that image. Judged as the HTML it becomes.
-        found += _rendered_urls(_MERMAID_ENTITY.sub(r"&#\1;", text), code_fence)
+        found += _rendered_urls(_MERMAID_ENTITY.sub(_mermaid_entity, text), code_fence)
     return list(dict.fromkeys(found))
+
+
+def _mermaid_entity(match: re.Match[str]) -> str:
+    code = match.group(1)
+    return f"&#{code};" if code.isdigit() else f"&{code};"
 
 
 def _rendered_urls(text: str, code_fence: str) -> list[str]:
