@@ -27,6 +27,10 @@ PAYLOADS = {
     "video-poster": 'Here <video poster="https://poster.evil.example/p.png"></video> done',
     "srcset": 'Here <img srcset="https://srcset.evil.example/p.png 2x"> done',
     "css-url": '<div style="background:url(https://css.evil.example/p.png)">x</div>',
+    # a tab in a fence's info string named the class "mermaid": the page ran Mermaid, whose HTML labels
+    # load images, the URL spelled in Mermaid's own entities (#58; is ":")
+    "mermaid-class": "Plan:\n\n```a\tmermaid\nflowchart LR\n  A[\"<img src='https#58;#47;#47;mermaid.evil.example"
+    "/p.png'>\"] --> B\n```\n",
 }
 BLOCKED_SUFFIXES = ("evil.example", "evil.shop", "evil.com")
 

@@ -58,6 +58,15 @@ def test_scheme_urls_in_code_are_judged_anyway():
     assert "https://evil.shop/x" in rendered_urls("```\ncurl https://evil.shop/x\n```")
 
 
+def test_mermaid_entity_codes_are_read_as_the_html_mermaid_makes_of_them():
+    block = "```mermaid\nflowchart LR\n  A[\"<img src='{}'>\"]\n```"
+    assert "https://mm.evil.shop/p.png" in rendered_urls(block.format("https#58;#47;#47;mm.evil.shop/p.png"))
+    assert "//mm.evil.shop/p.png" in rendered_urls(block.format("#47;#47;mm.evil.shop/p.png"))
+    assert "https://mm.evil.shop/p.png" in rendered_urls(
+        block.format("https#colon;#sol;#sol;mm.evil.shop/p.png")
+    )
+
+
 def test_every_root_zone_entry_is_one_whole_tld():
     # The list is wrapped over many lines; a name broken at a hyphen ("xn--" / "p1ai") became two bogus
     # entries and let "evil.xn--p1ai" (.рф, which markdown-it's linkify links) through.

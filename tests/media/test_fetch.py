@@ -15,6 +15,7 @@ import httpcore
 import httpx
 import pytest
 
+from webapp.guard.urlpolicy import UrlPolicy
 from webapp.media.fetch import MAX_REDIRECTS, PinnedBackend, fetch_image, is_public_address
 from webapp.media.images import ImageError
 
@@ -192,6 +193,32 @@ async def test_refused_urls_are_never_requested(url: str) -> None:
     resolver = Resolver()
     with pytest.raises(ImageError) as caught:
         await fetch(url, transport, resolver)
+    assert caught.value.code == "url_not_allowed"
+    assert seen == [] and resolver.asked == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://img.example.com%2e/x.png",
+        "https://evil.test%2Eimg.example.com/x.png",
+        "https://im%67.example.com/",
+    ],
+)
+async def test_a_percent_encoded_host_is_refused_before_any_lookup(url: str) -> None:
+    # The allowlist reads the host decoded ("img.example.com."), as a browser does; httpx kept it as written
+    # and looked up, connected to and named that other host.
+    transport, seen = mock(serve())
+    resolver = Resolver()
+    with pytest.raises(ImageError) as caught:
+        await fetch_image(
+            url,
+            allows=UrlPolicy(["*.example.com"]).allows,
+            max_bytes=10_000,
+            timeout_s=5,
+            resolver=resolver,
+            transport=transport,
+        )
     assert caught.value.code == "url_not_allowed"
     assert seen == [] and resolver.asked == []
 

@@ -3,6 +3,8 @@ Chatbot messages, and that the chat shown always comes from the store."""
 
 from __future__ import annotations
 
+import re
+
 from tests.support.chatview import copied, shown
 from tests.support.scripted_upstream import Script
 from tests.support.service import make_service
@@ -114,6 +116,18 @@ def test_links_the_rails_would_block_are_plain_text() -> None:
     assert html.count("<a ") == 2 and html.count('href="https://ok.example/') == 2
     assert "<img" not in html and "evil" not in html.split("<p>")[0]
     assert "[click here](https://evil.example.org/win)" in html
+
+
+def test_a_code_fence_names_no_class_but_its_language() -> None:
+    # "```a<TAB>mermaid" gave <code class="language-a\tmermaid">: the page's Mermaid ran over it (see markdown.py)
+    markdown = ChatMarkdown(UrlPolicy([]).allows)
+    for info in ("a\tmermaid", "a\fmermaid", 'x"mermaid', "a\u00a0mermaid", "x\\tmermaid"):
+        html = markdown.render(f"```{info}\nflowchart LR\n```\n")
+        classes = [c for attr in re.findall(r'class="([^"]*)"', html) for c in attr.split()]
+        assert "mermaid" not in classes and all(
+            re.fullmatch(r"[\w-]+|language-[\w+#.-]+", c) for c in classes
+        )
+    assert '<code class="language-python">' in markdown.render("```python title\nx\n```")
 
 
 async def test_an_answer_cut_at_the_length_limit_says_so_live_and_when_reopened(

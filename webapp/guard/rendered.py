@@ -72,6 +72,8 @@ _CSS_URL = re.compile(r"(?i)url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)\s]*))")
 _CSS_STRING = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 _URL_LIKE = re.compile(r"\s*(?:[/\\]{2}|[A-Za-z][A-Za-z0-9+.\-]*:\S)")
 _SCRIPT_HINT = re.compile(r"(?i)<\s*script|on[a-z]+\s*=")
+# Mermaid's entity codes: "#58;" and "#colon;" are "&#58;" and "&colon;" (its pattern is "#\w+;").
+_MERMAID_ENTITY = re.compile(r"#(\w{1,32});", re.ASCII)
 
 
 class _EveryLink(MarkdownIt):
@@ -92,6 +94,20 @@ def rendered_urls(text: str, *, code_fence: str = "") -> list[str]:
 
     ``code_fence``: the fence (e.g. "```") when ``text`` starts inside a fenced code block opened before it.
     """
+    found = _rendered_urls(text, code_fence)
+    if _MERMAID_ENTITY.search(text):
+        # Mermaid (a ```mermaid block in most chat clients) turns "#58;" into ":" in a label it renders as
+        # HTML: "<img src='https#58;#47;#47;host/p.png'>" loads that image. Judged as the HTML it becomes.
+        found += _rendered_urls(_MERMAID_ENTITY.sub(_mermaid_entity, text), code_fence)
+    return list(dict.fromkeys(found))
+
+
+def _mermaid_entity(match: re.Match[str]) -> str:
+    code = match.group(1)
+    return f"&#{code};" if code.isdigit() else f"&{code};"
+
+
+def _rendered_urls(text: str, code_fence: str) -> list[str]:
     document = code_fence + "\n" + text if code_fence else text
     found = find_urls(text, bare_names=False)
     prose = _EMPHASIS_UNDERSCORES.sub(" ", prose_of(text, code_fence))

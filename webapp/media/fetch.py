@@ -1,11 +1,12 @@
 """Download an image from an allowlisted URL without becoming an SSRF proxy.
 
 Every hop (the first URL and each redirect, at most MAX_REDIRECTS) must pass `allows(url)` and a strict
-shape check (http/https, no userinfo, no backslashes or control characters, so the allowlist's WHATWG
-parser and httpx cannot disagree about the host). The host is then resolved and refused if any address
-is not public (loopback, private, CGNAT, link-local incl. cloud metadata, multicast, reserved, ...).
-The connection goes to one of exactly those vetted addresses: a network backend pinned per host
-replaces DNS inside httpx, so a rebinding DNS server cannot swap in 127.0.0.1 between check and connect.
+shape check (http/https, no userinfo, no percent sign in the host, no backslashes or control characters, so
+the allowlist's WHATWG parser and httpx cannot disagree about the host). The host is then resolved and
+refused if any address is not public (loopback, private, CGNAT, link-local incl. cloud metadata,
+multicast, reserved, ...). The connection goes to one of exactly those vetted addresses: a network backend
+pinned per host replaces DNS inside httpx, so a rebinding DNS server cannot swap in 127.0.0.1 between check
+and connect.
 TLS SNI and the Host header still carry the real host name, so certificates are verified as usual.
 
 The body is streamed and abandoned past `max_bytes`; compression is declined (`Accept-Encoding:
@@ -37,8 +38,10 @@ from webapp.media.images import ImageError
 MAX_REDIRECTS: Final = 3
 USER_AGENT: Final = "railchat-imagefetch/0.1"
 _REDIRECT_CODES: Final = frozenset({301, 302, 303, 307, 308})
-# http(s)://host[:port] then path/query/fragment; no "@" (userinfo) in the authority.
-_STRICT_URL: Final = re.compile(r"^https?://[^/?#@\\]+(?:[/?#].*)?$", re.IGNORECASE | re.DOTALL)
+# http(s)://host[:port] then path/query/fragment; no "@" (userinfo) and no "%" in the authority: the allowlist
+# decodes "img.example.com%2e" to the name it allows, as browsers do, while httpx kept it as written and
+# resolved, connected to and named (SNI, Host) that other name.
+_STRICT_URL: Final = re.compile(r"^https?://[^/?#@\\%]+(?:[/?#].*)?$", re.IGNORECASE | re.DOTALL)
 # NAT64 embeds an IPv4 address; judge the embedded one.
 _NAT64: Final = ipaddress.ip_network("64:ff9b::/96")
 

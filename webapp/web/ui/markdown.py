@@ -10,6 +10,7 @@ guard's ``UrlPolicy`` (passed in as ``allows``), never repeated here.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,6 +34,13 @@ COPY_BUTTON = "".join(
         '<path d="m13.813 4.781 -7.438 7.438 -3.188 -3.188"/></svg></span></button>',
     ]
 )
+
+
+# A fence's language becomes the class ``language-<word>``, and only a plain word does. The class attribute is a
+# list split on any HTML whitespace: a language cut at spaces only ("```a<TAB>mermaid") let the model name
+# classes of its own, and Gradio's page runs Mermaid over every ``.mermaid`` element, whose labels keep HTML
+# (an ``<img>`` to any host, its URL spelled in Mermaid's own ``#58;`` entities that no rail reads).
+_LANGUAGE = re.compile(r"[A-Za-z0-9_+#.\-]{1,40}")
 
 
 class ChatMarkdown:
@@ -91,6 +99,7 @@ def _link_open(
 
 def _code_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
     token = tokens[idx]
-    language = token.info.strip().split(" ")[0] if token.info else ""
-    css = f' class="language-{html.escape(language)}"' if language else ""
+    words = token.info.split()
+    language = words[0] if words and _LANGUAGE.fullmatch(words[0]) else ""
+    css = f' class="language-{language}"' if language else ""
     return f'<div class="code_wrap">{COPY_BUTTON}<pre><code{css}>{html.escape(token.content)}</code></pre></div>\n'
