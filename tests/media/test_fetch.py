@@ -276,6 +276,17 @@ async def test_redirect_to_ip_literal_is_refused(location: str) -> None:
     assert len(seen) == 1
 
 
+# "http:host/x" (a scheme, no "//"): httpx builds the next request of every redirect, even when it follows
+# none, and raised InvalidURL out of fetch_image for these, which no caller expects (the turn died with it).
+@pytest.mark.parametrize("location", ["http:localhost/x", "https:evil.example.net/x", "http:\\\\127.0.0.1/x"])
+async def test_a_redirect_httpx_cannot_parse_is_a_clear_error(location: str) -> None:
+    transport, seen = mock(lambda r: httpx.Response(302, headers={"location": location}))
+    with pytest.raises(ImageError) as caught:
+        await fetch("https://img.example.com/x.png", transport)
+    assert caught.value.code == "url_not_allowed"
+    assert [r.url.host for r in seen] == ["img.example.com"]
+
+
 async def test_unknown_host_is_a_clear_error() -> None:
     transport, seen = mock(serve())
     with pytest.raises(ImageError) as caught:

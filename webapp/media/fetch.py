@@ -107,6 +107,10 @@ async def fetch_image(
             return await _follow(client, url, allows, resolver or resolve_host, pins, max_bytes)
     except TimeoutError as exc:
         raise ImageError("fetch_timeout", f"The image did not arrive within {timeout_s:g} seconds.") from exc
+    except httpx.InvalidURL as exc:
+        # httpx builds the next request of a redirect even when it follows none, and a Location it cannot
+        # parse ("http:host/x") raises here, before our own check of that hop sees it.
+        raise ImageError("url_not_allowed", "The image URL redirected to a malformed address.") from exc
     except (httpx.HTTPError, httpcore.NetworkError, OSError) as exc:
         raise ImageError("fetch_failed", "The image could not be downloaded (network error).") from exc
 
