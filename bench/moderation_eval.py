@@ -33,6 +33,7 @@
     python -m bench.moderation_eval --corpus recall9        # the ninth recall round's held-out counts
     python -m bench.moderation_eval --corpus recall9-dev    # ...and its studied probes
     python -m bench.moderation_eval --corpus recall10       # the tenth recall round's held-out counts
+    python -m bench.moderation_eval --corpus recall10-dev   # ...and its studied probes
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
@@ -149,6 +150,7 @@ CORPORA = {
     # "belongs", not to be seen or to exist, comparisons, rhetorical questions; and the other weak shapes once
     # each, over Sikhs, Nigerians, autistic people, lesbians, older people): held-out, written before any change.
     "recall10": ROOT / "tests" / "data" / "moderation_recall_heldout10.yaml",
+    "recall10-dev": ROOT / "rails" / "moderation_recall_dev10.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -362,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             "recall9",
             "recall9-dev",
             "recall10",
+            "recall10-dev",
             "precision22",
             "precision22-dev",
             "languages",
