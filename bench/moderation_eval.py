@@ -32,6 +32,8 @@
     python -m bench.moderation_eval --corpus recall8        # the eighth recall round's held-out counts
     python -m bench.moderation_eval --corpus recall9        # the ninth recall round's held-out counts
     python -m bench.moderation_eval --corpus recall9-dev    # ...and its studied probes
+    python -m bench.moderation_eval --corpus recall10       # the tenth recall round's held-out counts
+    python -m bench.moderation_eval --corpus recall10-dev   # ...and its studied probes
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
@@ -144,6 +146,11 @@ CORPORA = {
     # quoted and referenced counter-speech, negated hate): held-out, written before the round's first change.
     "recall9": ROOT / "tests" / "data" / "moderation_recall_heldout9.yaml",
     "recall9-dev": ROOT / "rails" / "moderation_recall_dev9.yaml",
+    # The tenth recall round (implicit derogation in many shapes: animals, dirt and disease, where a group
+    # "belongs", not to be seen or to exist, comparisons, rhetorical questions; and the other weak shapes once
+    # each, over Sikhs, Nigerians, autistic people, lesbians, older people): held-out, written before any change.
+    "recall10": ROOT / "tests" / "data" / "moderation_recall_heldout10.yaml",
+    "recall10-dev": ROOT / "rails" / "moderation_recall_dev10.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -356,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall8-dev",
             "recall9",
             "recall9-dev",
+            "recall10",
+            "recall10-dev",
             "precision22",
             "precision22-dev",
             "languages",

@@ -82,4 +82,4 @@ def test_a_swapped_reading_counts_only_above_its_bar_and_for_its_harms():
 
 def test_the_app_config_turns_it_on():
     swap = MODERATION_CONFIG["semantic"]["group_swap"]
-    assert swap["groups"] and swap["categories"] == ["dehumanisation", "threats"]
+    assert swap["groups"] and swap["categories"] == ["dehumanisation", "threats", "hate"]

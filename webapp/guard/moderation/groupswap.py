@@ -10,9 +10,11 @@ of harm (an insult, a dehumanising word, a misdeed, violence), that denies nothi
 news ("In 1938 propaganda said ...": what was done to a group is no claim about it) and that scored below the
 tier's threshold is scored again with its group named as each reference group. The best of those readings
 counts only when it clears a bar of its own, above the tier's threshold (a maximum over several readings is
-easier to reach than one score), and only for the harms no group is ever spoken of in ordinary text:
-dehumanisation and threats. The swapped "hate" readings were not kept: a neutral sentence about what a group
-went through, read as said of another group, cleared the bar too (one legitimate text of a held-out corpus).
+easier to reach than one score), and only for the harms the configuration lists. "hate" was left out at
+first: a neutral sentence about what a group went through ("Laws once barred X from owning property"), read
+as said of another group, cleared the bar too; since round 10 the history words ("once") and refusals of the
+claim ("I refuse to think of X as inferior") are in ``unless``, and so is praise said without a negation, and
+"hate" is kept ("Lesbians only know how to lie and cheat" passed while the same of Sikhs was blocked).
 """
 
 from __future__ import annotations
