@@ -4,8 +4,9 @@ twins an outsider writes in the same frames to get through.
 A harsh verb said of a pest, a cell, livestock or a process is no threat and tells no one to harm themselves
 (the subject names no person or group, and nothing in the sentence does); counter-speech that exclaims at
 the words it quotes, or approves the sanction of whoever said them ("fired for posting ..., and rightly so");
-hate *against* a group having no place; the speaker's own group looking after one another; a group said never
-to be made to feel unwelcome or treated like dirt."""
+hate *against* a group having no place; the speaker's own group looking after one another, or counted in the
+group ("X like me", "We X", a reclaimed slur after "I'm just a"); a group said never to be made to feel
+unwelcome or treated like dirt."""
 
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ LEGITIMATE = [
     "Hate against Jamaicans has no place in this city.",
     "Jamaicans should never be made to feel unwelcome.",
     "We are not going to let Jamaicans be treated like dirt.",
+    # the speaker counted in the group, by name or by a reclaimed slur
+    "Trans people like me are just living our lives.",
+    "Disabled people like me need ramps, not pity.",
+    "We gay men know how to throw a party.",
+    "We homos know how to throw a party.",
+    "Queers like me don't need your approval.",
+    "I'm just a fag who loves musicals.",
 ]
 # Hateful texts in the same frames, or the frames' words aimed at people: blocked before and after.
 HATEFUL = [
@@ -62,6 +70,12 @@ HATEFUL = [
     "Jamaicans don't just feel unwelcome, they are unwelcome.",
     "No Jamaican should ever feel welcome here.",
     "Jamaicans should not be treated like people, they should be treated like dirt.",
+    "We women are stupid.",
+    "Christians like me will never accept Muslims.",
+    "We straight men are sick of women.",
+    "You're just a fag.",
+    "He's just a fag who loves musicals.",
+    "I'm just a fag, unlike those filthy dykes.",
 ]
 
 
