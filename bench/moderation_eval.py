@@ -36,6 +36,8 @@
     python -m bench.moderation_eval --corpus recall10-dev   # ...and its studied probes
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus precision26    # round 10's held-out set (counts only)
+    python -m bench.moderation_eval --corpus precision26-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
     python -m bench.moderation_eval --corpus extremism      # violent extremism, mass violence, harm wishes: held-out
     python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
@@ -155,6 +157,10 @@ CORPORA = {
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
     "precision22-dev": ROOT / "rails" / "moderation_precision_dev22.yaml",
+    # Round 10 (pre27): the same legitimate contrasts over other groups, and sentences that name no person or
+    # group (cells, pests, livestock); held-out written and measured once before the round's first change.
+    "precision26": ROOT / "tests" / "data" / "moderation_precision_heldout26.yaml",
+    "precision26-dev": ROOT / "rails" / "moderation_precision_dev26.yaml",
     # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
     # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
     "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",
@@ -367,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall10-dev",
             "precision22",
             "precision22-dev",
+            "precision26",
+            "precision26-dev",
             "languages",
             "extremism",
             "extremism-dev",

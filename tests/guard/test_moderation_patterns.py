@@ -82,3 +82,15 @@ def test_the_regexes_picked_are_those_whose_needs_were_found() -> None:
             assert picked == naive
             compared += len(naive)
     assert compared > 0  # the harmful texts do pick regexes
+
+
+def test_a_rule_does_not_judge_a_unit_its_unless_pattern_matches() -> None:
+    # round 10: "should die" of cells or pests tells no one to harm themselves
+    rule = patterns.CategoryRule.from_mapping(
+        {"name": "r", "reason": "x", "patterns": [r"\bshould die\b"], "unless": r"^(?:the )?cells\b"}
+    )
+    assert not rule.matches("the cells should die")
+    assert rule.matches("you should die")
+    assert (
+        patterns.CategoryRule.from_mapping({"name": "r", "reason": "x", "patterns": ["die"]}).unless is None
+    )

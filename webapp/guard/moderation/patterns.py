@@ -48,6 +48,8 @@ class CategoryRule:
     stages: frozenset[str] = frozenset({"input", "output"})
     negation_allowed: bool = False  # True: the pattern itself is about a negated statement
     raw_text: bool = False  # True: run on the original text (instructions, not hate: no unit context)
+    # a unit this matches is not the rule's to judge ("The tumour cells should die": no person is told to die)
+    unless: CaselessPattern | None = None
     # per pattern as run on lower-case ASCII text: literals a match needs, asked before the regex (literals.py)
     _needs: tuple[Required, ...] = field(init=False, repr=False, compare=False)
     _top: int = field(init=False, repr=False, compare=False)  # the highest set any pattern needs
@@ -74,6 +76,7 @@ class CategoryRule:
             stages=frozenset(data.get("stages", ("input", "output"))),
             negation_allowed=data.get("negation") == "allowed",
             raw_text=bool(data.get("whole_text", False)),
+            unless=caseless(str(data["unless"]), lexicon, gated=True) if data.get("unless") else None,
         )
 
     def applies_to(self, stage: Stage) -> bool:
@@ -93,6 +96,8 @@ class CategoryRule:
     ) -> bool:
         """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset.
         ``probe``: the text's literal look-ups, shared by the rules tried on it (made here if None)."""
+        if self.unless is not None and self.unless.original.search(text):
+            return False
         lower = is_lower_ascii(text)
         if lower and probe is None:
             probe = Probe(text)
