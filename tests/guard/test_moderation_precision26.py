@@ -60,6 +60,12 @@ HATEFUL = [
     'They banned me for writing "Sikhs are animals", and rightly so.',
     "Sikhs were deported, and rightly so.",
     "Sikhs have no place in this city.",
+    # the lead's attacks on the merge: the group added after the condemned hate, and people named after the pest
+    "Hate against Sikhs has no place in this city, and neither do Sikhs.",
+    "Hatred of Sikhs has no place here, nor should Sikhs.",
+    "Hate against Sikhs has no place here, and Sikhs neither.",
+    "The pigs should be slaughtered, every last cop.",
+    "Cockroaches should be exterminated, and the foreigners who brought them.",
     "Sikhs are not human, they are vermin.",
     "I'm not racist, but Sikhs are vermin.",
     "We queers look after each other, unlike the filthy Muslims.",
