@@ -96,8 +96,6 @@ class CategoryRule:
     ) -> bool:
         """Whether a pattern matches (not negated); ``after``: only a match that ends past that offset.
         ``probe``: the text's literal look-ups, shared by the rules tried on it (made here if None)."""
-        if self.unless is not None and self.unless.original.search(text):
-            return False
         lower = is_lower_ascii(text)
         if lower and probe is None:
             probe = Probe(text)
@@ -106,14 +104,19 @@ class CategoryRule:
                 if match.end() <= after:
                     continue
                 if self.negation_allowed or negation is None:
-                    return True
+                    return self._judges(text)
                 before = _CLAUSE_START.split(text[max(0, match.start() - NEGATION_LOOKBACK) : match.start()])
                 context = before[-1] + text[match.start() : match.end()]
                 # "Immigrants are not people, they are vermin": the "not" belongs to the first clause
                 context = _NEW_SUBJECT.split(context)[-1]
                 if not negation.search(context):
-                    return True
+                    return self._judges(text)
         return False
+
+    def _judges(self, text: str) -> bool:
+        """Whether a unit a pattern matched is the rule's to judge: asked only after a match, since most
+        units match no pattern and the exemption would be a wasted search on each."""
+        return self.unless is None or not self.unless.for_text(text).search(text)
 
     def _runnable(self, lower: bool, probe: Probe | None) -> list[re.Pattern[str]]:
         """The regexes to run: on lower-case ASCII text only those whose every needed set has a string in it
