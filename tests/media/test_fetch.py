@@ -115,6 +115,17 @@ def test_public_addresses_pass(address: str) -> None:
         "2001:db8::1",
         "fec0::1",  # IPv6 site-local (deprecated, still routed inside some networks): judged public before
         "fec0:0:0:ffff::1",
+        # special-purpose blocks Python 3.11 still counts as global: judged public before
+        "192.0.0.8",  # the IPv4 dummy address
+        "192.0.0.9",  # PCP anycast
+        "192.0.0.10",  # TURN anycast
+        "192.88.99.1",  # 6to4 relay anycast
+        "2001::7f00:1",  # Teredo (its client address unmasks to a public one)
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+        "2001:1::1",  # PCP anycast
+        "3fff::1",  # documentation
+        "3fff:fff:ffff::1",
+        "5f00::1",  # SRv6 segment identifiers
         "not-an-ip",
         "",
     ],

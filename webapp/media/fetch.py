@@ -44,6 +44,19 @@ _REDIRECT_CODES: Final = frozenset({301, 302, 303, 307, 308})
 _STRICT_URL: Final = re.compile(r"^https?://[^/?#@\\%]+(?:[/?#].*)?$", re.IGNORECASE | re.DOTALL)
 # NAT64 embeds an IPv4 address; judge the embedded one.
 _NAT64: Final = ipaddress.ip_network("64:ff9b::/96")
+# Special-purpose blocks where no image host lives, refused whatever the running Python's own tables say
+# (3.11 counts the dummy address 192.0.0.8 and the documentation prefix 3fff::/20 as global, for example):
+# protocol assignments and anycast services, relays, documentation, segment-routing identifiers.
+_NEVER_HOSTS: Final = tuple(
+    ipaddress.ip_network(block)
+    for block in (
+        "192.0.0.0/24",  # IETF protocol assignments: dummy, PCP and TURN anycast, NAT64 discovery
+        "192.88.99.0/24",  # 6to4 relay anycast
+        "2001::/23",  # IETF protocol assignments, Teredo (a client's tunnel, never a host's) among them
+        "3fff::/20",  # documentation
+        "5f00::/16",  # SRv6 segment identifiers
+    )
+)
 
 Resolver = Callable[[str, int], Awaitable[Iterable[str]] | Iterable[str]]
 Pins = dict[str, tuple[str, ...]]
@@ -55,8 +68,10 @@ def is_public_address(address: str) -> bool:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
+    if any(ip in block for block in _NEVER_HOSTS):
+        return False
     if isinstance(ip, ipaddress.IPv6Address):
-        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        embedded = ip.ipv4_mapped or ip.sixtofour
         if embedded is None and ip in _NAT64:
             embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if embedded is not None:
