@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     request_timeout_s: float = 600.0
     checkpoint_interval_s: float = 0.5
     image_clahe: bool = False  # OpenCV contrast normalisation of uploads (CLAHE), off by default
+    # images decoded and prepared at once across every turn: one of the largest allowed (64 MP; a 0.5 MB 16-bit
+    # PNG can be one) needs ~0.5 GB while it is decoded, so this bounds what image uploads can take of memory
+    image_workers: int = Field(default=2, ge=1)
     describe_images: bool = True  # text-only models get a short description of each image (else: refused)
     retention_days: int | None = None  # sessions idle longer than this are deleted at start; None keeps all
     # glibc's allocator (webapp/runtime/memory.py): at most this many heaps, free pages handed back this
@@ -193,6 +196,7 @@ class Settings(BaseSettings):
             max_image_bytes=self.max_image_bytes,
             checkpoint_interval_s=self.checkpoint_interval_s,
             image_clahe=self.image_clahe,
+            image_workers=self.image_workers,
             describe_images=self.describe_images,
             client_system_prompts=self.client_system_prompts,
         )

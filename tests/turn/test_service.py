@@ -355,12 +355,12 @@ async def test_the_text_is_stored_before_images_are_fetched(service, store, monk
 
 
 async def test_a_failure_while_preparing_images_keeps_the_text(service, store, monkeypatch) -> None:
-    import webapp.turn.service as pipeline
+    import webapp.turn.intake as intake
 
     def broken(*args, **kwargs):
         raise RuntimeError("decoder crashed")
 
-    monkeypatch.setattr(pipeline, "prepare_images", broken)
+    monkeypatch.setattr(intake, "prepare_image", broken)
     with pytest.raises(RuntimeError):
         await run(service, text="keep me", images=[ImageInput(png_bytes())])
     (session,) = store.list_sessions(owner="alice")

@@ -6,6 +6,9 @@ all its images, refused ones included: a refused image is evidence too (its hash
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -96,6 +99,21 @@ def prepare_images(
             continue
         results.append(PreparedInput(image, prepared, None))
     return results
+
+
+class ImageWorkers:
+    """Verify and prepare images off the event loop (CPU-bound) on a few threads of their own, shared by every
+    turn: decoding one image of the largest size allowed takes over 500 MB for a moment (a 0.5 MB 16-bit PNG
+    can be 64 MP), so as many at once as clients send would be a lever on the machine's memory."""
+
+    def __init__(self, workers: int, max_pixels: int | None, max_bytes: int, clahe: bool) -> None:
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="images")
+        self._prepare = functools.partial(
+            prepare_images, max_pixels=max_pixels, max_bytes=max_bytes, clahe=clahe
+        )
+
+    async def __call__(self, images: Sequence[ImageInput]) -> list[PreparedInput]:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._prepare, images)
 
 
 def problem_code(problem: str, prepared: Sequence[PreparedInput]) -> str:

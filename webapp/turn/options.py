@@ -23,6 +23,7 @@ class TurnOptions:
     max_image_bytes: int  # per image, as uploaded or fetched
     checkpoint_interval_s: float  # how often a streaming answer is saved
     image_clahe: bool  # OpenCV contrast normalisation of uploads
+    image_workers: int  # images prepared at once, across all turns (each may need ~0.5 GB for a moment)
     describe_images: bool  # a text-only model gets a short description of each image (else: refused)
     client_system_prompts: Literal[
         "append", "ignore"

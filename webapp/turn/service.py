@@ -49,7 +49,7 @@ from webapp.turn.inputs import (
     store_input_and_read,
     system_prompt_for,
 )
-from webapp.turn.intake import PreparedInput, fetch_image_urls, prepare_images, problem_code
+from webapp.turn.intake import ImageWorkers, PreparedInput, fetch_image_urls, problem_code
 from webapp.turn.options import TurnOptions
 from webapp.turn.prompt import to_context_messages
 from webapp.turn.recheck import input_ids, recheck_history, usable_history
@@ -271,13 +271,7 @@ class ChatService:
             raise InputError(last.error or "That message cannot be sent again.", code="invalid_request")
         usable = [a for a in last.attachments if a.data and not a.error]
         images = [ImageInput(a.data, name=f"image {n}") for n, a in enumerate(usable, start=1)]
-        prepared = await asyncio.to_thread(
-            prepare_images,
-            images,
-            max_pixels=self.profile.max_image_pixels,
-            max_bytes=self.options.max_image_bytes,
-            clahe=self.options.image_clahe,
-        )
+        prepared = await self._prepare(images)
         return replace(request, text=last.content, images=images, image_urls=()), last.id, prepared
 
     async def _intake(self, request: TurnRequest) -> list[PreparedInput]:
@@ -285,13 +279,13 @@ class ChatService:
         fetched = await fetch_image_urls(
             request.image_urls, allows=self.guard.allows_url, max_bytes=self.options.max_image_bytes
         )
-        return await asyncio.to_thread(  # CPU-bound: off the event loop
-            prepare_images,
-            [*request.images, *fetched],
-            max_pixels=self.profile.max_image_pixels,
-            max_bytes=self.options.max_image_bytes,
-            clahe=self.options.image_clahe,
-        )
+        return await self._prepare([*request.images, *fetched])
+
+    @functools.cached_property
+    def _prepare(self) -> ImageWorkers:
+        options = self.options
+        pixels = self.profile.max_image_pixels
+        return ImageWorkers(options.image_workers, pixels, options.max_image_bytes, options.image_clahe)
 
     async def _session_for(
         self, request: TurnRequest, first: StoreFirst | None = None
