@@ -59,6 +59,10 @@ def test_image_upload_reaches_the_model_as_a_data_url(page, browser_upstream, tm
     wait_idle(page)
     parts = browser_upstream.chat_bodies[-1]["messages"][-1]["content"]
     assert parts[0]["image_url"]["url"].startswith("data:image/")
+    labels = page.locator('#chatbot [data-testid="user"]').evaluate_all(
+        "n => n.map(x => x.getAttribute('aria-label'))"
+    )
+    assert labels == ["user's message: an image", "user's message: What colour is this?"]
     shot(page, "image-upload")
 
 

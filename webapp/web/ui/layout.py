@@ -33,7 +33,7 @@ CLOSE_SIDEBAR_ON_PHONES = f"""() => {{
 # HTML: a screen reader would spell out tags and character references. Each label is rewritten to the text the
 # message shows, again whenever Gradio sets it (each streamed update). Gradio's sanitizer also drops the
 # aria-hidden of a copy button's source text (the message's markdown, out of sight), which a screen reader
-# would then read as a second copy of the message: it is put back.
+# would then read as a second copy of the message: it is put back. A message of images alone is labelled as such.
 PLAIN_MESSAGE_LABELS = """() => {
   const plain = (node) => {
     const label = node.getAttribute('aria-label') || '';
@@ -44,6 +44,10 @@ PLAIN_MESSAGE_LABELS = """() => {
     let text = '';
     while (shown.nextNode()) { text += shown.currentNode.data; }
     text = text.replace(/\\s+/g, ' ').trim();
+    if (!text) {  // a message of images only: say so rather than read an empty message
+      const images = node.querySelectorAll('img').length;
+      text = images === 1 ? 'an image' : images > 1 ? images + ' images' : '';
+    }
     const wanted = label.slice(0, cut) + "'s message: " + text;
     if (label !== wanted) { node.setAttribute('aria-label', wanted); }
   };
