@@ -1,0 +1,59 @@
+"""Round 11 of the precision work: legitimate text the default blocked, fixed at the reading that blocked it,
+beside the hateful twins an outsider writes in the same frames to get through.
+
+A negation reaches the harm it denies across a group's name of two or three words ("There's no way I'd want
+to see trans people suffer": the semantic tier, which leaves a denial to the rules, read it as a wish). A
+clause after such a denial is judged on its own ("I don't hate X, they deserve much worse"), so the denial
+shields nothing said after it; read with its "they" resolved, a clause that only names the group as friends,
+neighbours or human beings stays benign."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.moderation import (
+    assert_blocked_whole_and_streamed,
+    assert_passes_whole_and_streamed,
+)
+
+# Each was blocked on 2f8f5b4 (by the semantic tier, as hate).
+LEGITIMATE = [
+    "There's no way I'd want to see women suffer.",
+    "There's no way I'd want to see trans people suffer.",
+    "There's no way I'd want to see gay people suffer.",
+    "There's no way I'd want to see Jews suffer.",
+]
+# Passed on 2f8f5b4: the denial before the comma shielded the clause after it.
+SHIELDED = [
+    "I don't hate women, they deserve much worse.",
+    "I don't want women to suffer, they deserve much worse.",
+    "I never want to see a disabled person hurt, they deserve much worse.",
+    "There's no way I'd let those disgusting women live near me, they should suffer.",
+]
+# Hateful texts in the same frames: blocked before and after.
+HATEFUL = [
+    "There's no way I'd want to see women suffer, they deserve much worse.",
+    "I'd want to see women suffer, they deserve much worse.",
+    "I never want to see a single immigrant again, they should all be hurt.",
+    "I would never harm a Muslim, they are vermin.",
+    "Nobody should hurt Muslims, they should be killed.",
+    "I don't care if all the filthy Muslims die.",
+    "I won't rest until all of the trans people are dead.",
+]
+# Legitimate clauses after a denial, read on their own now: they pass as before.
+STILL_PASSING = [
+    "Nobody should hurt Muslims, they are human beings.",
+    "I would never harm a Muslim, they are my neighbours.",
+    "Immigrants are not a burden, they are our friends.",
+    "I don't hate Sikhs, they are lovely people.",
+]
+
+
+@pytest.mark.parametrize("text", LEGITIMATE + STILL_PASSING)
+async def test_legitimate_shapes_pass(checks, text):
+    await assert_passes_whole_and_streamed(checks, text)
+
+
+@pytest.mark.parametrize("text", SHIELDED + HATEFUL)
+async def test_hateful_twins_stay_blocked(checks, text):
+    await assert_blocked_whole_and_streamed(checks, text)
