@@ -5,7 +5,9 @@ A negation reaches the harm it denies across a group's name of two or three word
 to see trans people suffer": the semantic tier, which leaves a denial to the rules, read it as a wish). A
 clause after such a denial is judged on its own ("I don't hate X, they deserve much worse"), so the denial
 shields nothing said after it; read with its "they" resolved, a clause that only names the group as friends,
-neighbours or human beings stays benign."""
+neighbours or human beings stays benign. "I would never call a woman a bitch" refuses the insult (one clause,
+a person or group called something), and "X don't belong in a zoo" denies dehumanisation: "belong" there is
+no place among us that the negation takes away."""
 
 from __future__ import annotations
 
@@ -16,12 +18,17 @@ from tests.support.moderation import (
     assert_passes_whole_and_streamed,
 )
 
-# Each was blocked on 2f8f5b4 (by the semantic tier, as hate).
+# Each was blocked on 2f8f5b4.
 LEGITIMATE = [
     "There's no way I'd want to see women suffer.",
     "There's no way I'd want to see trans people suffer.",
     "There's no way I'd want to see gay people suffer.",
     "There's no way I'd want to see Jews suffer.",
+    # an insult the speaker refuses to use, a place where animals are kept denied (the rules, as hate)
+    "I would never call a woman a bitch.",
+    "I'd never call a Jew a bitch.",
+    "Gay people don't belong in a zoo.",
+    "Black people do not belong in cages.",
 ]
 # Passed on 2f8f5b4: the denial before the comma shielded the clause after it.
 SHIELDED = [
@@ -39,6 +46,15 @@ HATEFUL = [
     "Nobody should hurt Muslims, they should be killed.",
     "I don't care if all the filthy Muslims die.",
     "I won't rest until all of the trans people are dead.",
+    "I would never call that bitch back.",
+    "I would never call a woman a bitch, because they are all bitches.",
+    "I would never call a woman a bitch, I'd call her a whore.",
+    "I would never call a black person a nigger.",
+    "Black people don't belong in a zoo, they belong in a cage.",
+    "Muslims don't belong in a zoo, they belong in the sea.",
+    "Muslims don't belong with us, they belong in a zoo.",
+    "Refugees don't belong in a zoo, they don't belong anywhere.",
+    "Black people belong in a zoo.",
 ]
 # Legitimate clauses after a denial, read on their own now: they pass as before.
 STILL_PASSING = [
