@@ -9,7 +9,8 @@ neighbours or human beings stays benign. "I would never call a woman a bitch" re
 a person or group called something), and "X don't belong in a zoo" denies dehumanisation: "belong" there is
 no place among us that the negation takes away. A group's freedoms and place among us said plainly ("X should
 be able to do what they want", "X belong here") is a shape the classifier over-reads; one word more and it is
-judged again."""
+judged again. A group's name before a thing named after it ("Chinese food") is not swapped for other groups'
+names unless the unit also names the group itself."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ LEGITIMATE = [
     "Black people have every right to be here.",
     "Gay people belong here.",
     "Muslims belong here.",
+    # a thing named after a nationality is not its people (the group swap read it as the group)
+    "I find Chinese food revolting.",
+    "I find Mexican food disgusting.",
 ]
 # Passed on 2f8f5b4: the denial before the comma shielded the clause after it.
 SHIELDED = [
@@ -70,6 +74,10 @@ HATEFUL = [
     "Trans people should be free to live their lives, somewhere far away from us.",
     "Immigrants should be able to do what they want, like rob and rape.",
     "Gay people should be able to do what they want, and so should I: kill them.",
+    "Chinese food revolting, Chinese people worse.",
+    "Those Chinese restaurants are run by rats.",
+    "I find Chinese people revolting.",
+    "I find the Chinese revolting.",
 ]
 # Legitimate clauses after a denial, read on their own now: they pass as before.
 STILL_PASSING = [
