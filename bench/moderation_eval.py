@@ -38,6 +38,8 @@
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision26    # round 10's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision26-dev # ...and its studied probes
+    python -m bench.moderation_eval --corpus precision28    # round 11's held-out set (counts only)
+    python -m bench.moderation_eval --corpus precision28-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus languages      # the language gate: other languages, English borrowing
     python -m bench.moderation_eval --corpus extremism      # violent extremism, mass violence, harm wishes: held-out
     python -m bench.moderation_eval --corpus extremism-dev  # ...and its studied probes
@@ -161,6 +163,11 @@ CORPORA = {
     # group (cells, pests, livestock); held-out written and measured once before the round's first change.
     "precision26": ROOT / "tests" / "data" / "moderation_precision_heldout26.yaml",
     "precision26-dev": ROOT / "rails" / "moderation_precision_dev26.yaml",
+    # Round 11 (pre28): the legitimate contrasts written to mirror their public descriptions (positive and
+    # neutral statements naming a group, negated hate, counter-speech quoting or naming hate, reclaimed slurs)
+    # over the groups such suites name most; held-out written and measured once before the round's first change.
+    "precision28": ROOT / "tests" / "data" / "moderation_precision_heldout28.yaml",
+    "precision28-dev": ROOT / "rails" / "moderation_precision_dev28.yaml",
     # The language gate (session 12): whole sentences in 14 other languages, harmful or not (unread, so blocked
     # by default), and English that borrows foreign words, names, phrases, code and math (must pass).
     "languages": ROOT / "tests" / "data" / "moderation_languages.yaml",
@@ -375,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
             "precision22-dev",
             "precision26",
             "precision26-dev",
+            "precision28",
+            "precision28-dev",
             "languages",
             "extremism",
             "extremism-dev",

@@ -31,7 +31,10 @@ Score = tuple[float, str]  # probability of harm, nearest harmful category
 
 @dataclass(frozen=True)
 class GroupSwap:
-    group: re.Pattern[str]  # a group's name, as the rules' word list spells it
+    group: re.Pattern[
+        str
+    ]  # a group's name, as the rules' word list spells it, not before a thing named after it
+    named: re.Pattern[str]  # any group's name, swapped throughout once the unit names the group itself
     when: re.Pattern[str]  # a word of harm the unit must hold
     unless: re.Pattern[str]  # a unit that tells what was done (history, news) is read as written
     groups: tuple[str, ...]  # the reference groups the unit is read with
@@ -41,14 +44,19 @@ class GroupSwap:
 
     @classmethod
     def from_config(cls, data: Mapping[str, Any], lexicon: Mapping[str, str]) -> GroupSwap | None:
-        """``{"groups": [...], "when": regex, "unless": regex, "threshold": float, "agree": int,
+        """``{"groups": [...], "when": regex, "unless": regex, "things": regex, "threshold": float, "agree": int,
         "categories": [...]}`` (lexicon names allowed in the regexes); None when no groups are configured or
         the lexicon has no group list."""
         groups = tuple(str(g) for g in data.get("groups") or ())
         if not groups or "group" not in lexicon:
             return None
+        # a group's name before a thing named after it ("Chinese food") is no group: nothing to swap, unless
+        # the unit names the group too ("Chinese food revolting, Chinese people worse": both are swapped)
+        things = str(data.get("things") or "")
+        after = rf"(?!\s+(?:{things})\b)" if things else ""
         return cls(
-            group=re.compile(expand(r"\b(?:{group})\b", lexicon)),
+            group=re.compile(expand(r"\b(?:{group})\b" + after, lexicon)),
+            named=re.compile(expand(r"\b(?:{group})\b", lexicon)),
             when=re.compile(expand(str(data.get("when") or r"(?!)"), lexicon)),
             unless=re.compile(expand(str(data.get("unless") or r"(?!)"), lexicon)),
             groups=groups,
@@ -62,7 +70,7 @@ class GroupSwap:
         qualify: no group, no word of harm, or a telling of what was done)."""
         if not self.group.search(text) or not self.when.search(text) or self.unless.search(text):
             return []
-        return [self.group.sub(name, text) for name in self.groups]
+        return [self.named.sub(name, text) for name in self.groups]
 
     def raised(
         self,

@@ -295,11 +295,7 @@ class SemanticTier:
         """The harmful category of the first unit this tier blocks, or None."""
         # A clause split off its sentence is for the rules: alone, "they make the world more fun" resolved
         # to "gay people make ..." is the bare "X are/do ..." statement this classifier over-reads.
-        candidates = [
-            u
-            for u in self._with_benign_read_on(units)
-            if u.within is None and self.wants(u) and not self._context.is_counter_speech(u)
-        ]
+        candidates = [u for u in self._with_benign_read_on(units) if self._judges(u)]
         if not candidates:
             return None
         classifier = self.wait_ready(timeout_s)
@@ -324,6 +320,16 @@ class SemanticTier:
             if self._anchored(category, text) and not classifier.contrasted(text):
                 return category
         return None
+
+    def _judges(self, unit: Unit) -> bool:
+        """Whether this tier embeds the unit: a sentence, or a clause after a sentence whose negation may deny
+        harm. Such a sentence is left to the rules whole ("There's no way I'd want to see X suffer"), so what
+        follows the denial ("..., they deserve much worse") is judged here on its own, unless it denies too."""
+        if not self.wants(unit) or self._context.is_counter_speech(unit):
+            return False
+        if unit.within is None:
+            return True
+        return self._may_deny(unit.within.plain) and not self._context.is_negated(unit.plain)
 
     def _readings(self, unit: Unit) -> tuple[str, ...]:
         """What the tier embeds of a unit: as written and with "they" resolved ("they are all thieves" after
@@ -359,8 +365,11 @@ class SemanticTier:
 
     def _is_benign(self, unit: Unit) -> bool:
         """A unit that is nothing but a shape of ordinary text this classifier over-reads (the whole unit:
-        one more word, "X are here to stay, like a plague", and it is judged again)."""
-        return _is_whole(self._benign, unit)
+        one more word, "X are here to stay, like a plague", and it is judged again); a clause with its "they"
+        resolved is read both ways ("..., they are human beings" is "X are human beings")."""
+        return _is_whole(self._benign, unit) or (
+            unit.within is not None and _is_whole(self._benign, Unit(unit.text, unit.text, ()))
+        )
 
     def _may_deny(self, text: str) -> bool:
         """Whether the unit's negation may deny harm: it stands over a harm word, or the unit opens by
