@@ -31,9 +31,8 @@ Score = tuple[float, str]  # probability of harm, nearest harmful category
 
 @dataclass(frozen=True)
 class GroupSwap:
-    group: re.Pattern[
-        str
-    ]  # a group's name, as the rules' word list spells it, not before a thing named after it
+    # a group's name, as the rules' word list spells it, not before a thing named after it
+    group: re.Pattern[str]
     named: re.Pattern[str]  # any group's name, swapped throughout once the unit names the group itself
     when: re.Pattern[str]  # a word of harm the unit must hold
     unless: re.Pattern[str]  # a unit that tells what was done (history, news) is read as written
