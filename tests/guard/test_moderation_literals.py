@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.moderation import MODERATION_CONFIG
 from tests.support.paths import RAILS_DIR
-from webapp.guard.moderation import ModerationConfig
+from webapp.guard.moderation import ModerationConfig, Moderator
 from webapp.guard.moderation.literals import (
     Needs,
     Probe,
@@ -112,6 +112,30 @@ def test_a_probe_without_the_scan_answers_the_same() -> None:
     for text in [normalise(t, config.substitutions) for t in _corpus_texts()[::29]]:
         scanned, asked = Probe(text), Probe(text, scan=False)
         assert [scanned.may_match(r) for r in required] == [asked.may_match(r) for r in required]
+
+
+def test_a_moderator_has_its_scanner_before_its_first_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Made on first use, the scanner over every rule cost the first check after a start ~0.3 s of CPU on
+    the event loop (the first chatter's turn, and every stream beside it, waited for it)."""
+    from webapp.guard.moderation import literals
+
+    built: list[int] = []
+    build = Scanner.__init__
+
+    def counted(self: Scanner, needs: list[Needs]) -> None:
+        built.append(len(needs))
+        build(self, needs)
+
+    monkeypatch.setattr(literals, "_scanner", Scanner([]))  # as in a new process
+    monkeypatch.setattr(Scanner, "__init__", counted)
+    config = ModerationConfig.from_mapping(
+        {**MODERATION_CONFIG, "semantic": {"enabled": False}, "tuned": {"enabled": False}}
+    )
+    moderator = Moderator(config, rails_dir=RAILS_DIR)
+    assert built and built[-1] == len(literals._INTERNED)
+    before = len(built)
+    assert moderator.check("Lyon is a fine city for a weekend", "output", partial=True) is None
+    assert len(built) == before
 
 
 def _interned() -> list[Needs]:
