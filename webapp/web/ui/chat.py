@@ -33,6 +33,8 @@ from webapp.web.uploads import UploadLedger
 LIST_TITLE_CHARS = 60
 # Gradio polls for progress to send every 10 ms; progress bars are not used here.
 PROGRESS_POLL_S = 0.25
+# Events besides the turns that may run at once (a page loading, the chat list, Stop): Gradio's own default.
+OTHER_EVENTS = 40
 
 
 class ChatUI:
@@ -203,6 +205,10 @@ class ChatUI:
         demo.queue(default_concurrency_limit=self.concurrency, max_size=self.queue_size, api_open=False)
         # Woken by work instead of polling for it (webapp/web/ui/queue.py); Gradio's, not a public setting
         demo._queue = WokenQueue.replacing(demo._queue)
+        # Gradio runs at most its thread count of events at once (40 in an app it did not launch), whatever the
+        # concurrency limits allow, and a turn is one event for its whole answer: with more turns allowed than
+        # that, the rest waited a whole answer to start (at 64 UI streams, the slowest first words ~2.5 s).
+        demo._queue.max_thread_count = max(demo._queue.max_thread_count, self.concurrency + OTHER_EVENTS)
         demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
         remember_absent()  # Gradio imports these per update (webapp/web/ui/absent.py)
         no_session_configs()  # nothing here reads a session's copy of its block configs (sessionconfig.py)

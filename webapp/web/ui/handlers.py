@@ -30,6 +30,7 @@ def text_of(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+TURNS = "turns"  # the Gradio concurrency id a chat turn's events share
 # The input box's empty value as its post-processing makes it: the turn events send their values as they are
 # (``postprocess=False``, see ``ChatHandlers.wire``).
 EMPTY_BOX: dict[str, Any] = {"text": "", "files": []}
@@ -183,8 +184,13 @@ class ChatHandlers:
         # A turn's handlers give their values post-processed: Gradio post-processes each other value of each
         # update in a worker thread, two thread hand-offs per word that cost the UI path more CPU than the
         # work they carry (they were a third of its busy samples at one stream).
-        submit = c.box.submit(self.on_submit, [c.box, c.state, c.mode], turn_outputs, postprocess=False)
-        retry = c.retry.click(self.on_retry, [c.state, c.mode], turn_outputs, postprocess=False)
+        # One limit for both kinds of turn (RAILCHAT_CONCURRENT_TURNS): Gradio gives each event its own.
+        submit = c.box.submit(
+            self.on_submit, [c.box, c.state, c.mode], turn_outputs, postprocess=False, concurrency_id=TURNS
+        )
+        retry = c.retry.click(
+            self.on_retry, [c.state, c.mode], turn_outputs, postprocess=False, concurrency_id=TURNS
+        )
         for turn in (submit, retry):
             turn.then(self.on_settled, [c.state], [c.box, c.meter, *opened])
         # Gradio cancels only after the Stop event's own function has run: cancel first, then read back.
