@@ -151,9 +151,7 @@ class Moderator:
             if config.language_words and config.other_languages == "block"
             else None
         )
-        # The literal scanner over every rule built above, made now: made on first use, it cost the first
-        # check after a start ~0.3 s of CPU on the event loop, stalling the first chatter and every stream.
-        current_scanner()
+        current_scanner()  # made on the first check, it held the event loop ~0.3 s after a start
 
     def wait_ready(self, timeout_s: float | None = None) -> None:
         """Block until the semantic tier and the stance judge are loaded (raises if the tier failed); for
