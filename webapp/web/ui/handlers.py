@@ -153,8 +153,7 @@ class ChatHandlers:
 
     def _chat_value(self, history: list[Message]) -> list[dict[str, Any]]:
         """The Chatbot's value as Gradio would send it, made here on the event loop (see ``wire``)."""
-        value: list[dict[str, Any]] = self.layout.chatbot.postprocess(cast(Any, history)).model_dump()
-        return value
+        return cast("list[dict[str, Any]]", self.layout.chatbot.postprocess(cast(Any, history)).model_dump())
 
     def on_settled(self, state: UIState | None, request: gr.Request) -> Outputs:
         """After a turn (whatever its end): the input open again, the context meter, the chat list and URL."""
