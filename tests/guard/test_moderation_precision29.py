@@ -1,9 +1,10 @@
-"""Session 29's precision fixes: the rules read a group's name as the subject of a verdict where the verdict was
-the speaker's on what is done to the group, beside the hateful twins in the same frames.
+"""Session 29's precision fix: the hate rule's "X are ... <attribute>" read the group as the subject of a verdict
+that was the speaker's on how the group is treated ("I find the way Muslims are treated revolting"), beside the
+hateful twins in the same frames.
 
-"The hatred Muslims face" names the group as the target of the hatred, not its object; "the way Muslims are
-treated revolting" calls the treatment revolting, not the group. Both were blocked by the rules alone (the hate
-rule's "hatred ... X" and "X are ... <attribute>" patterns)."""
+The treatment is exempt only where the sentence says nothing more of the group after the word ("... treated
+revolting and are revolting" is hate). "The hatred Muslims face is unjustified" is still blocked: an exemption
+for the hatred a group meets let "The hatred Muslims face is what they deserve" through, so it was not kept."""
 
 from __future__ import annotations
 
@@ -16,10 +17,6 @@ from tests.support.moderation import (
 
 # Each was blocked on 1b1ff2d.
 LEGITIMATE = [
-    "The hatred Muslims face is unjustified and the attacks on them are never deserved.",
-    "The contempt Jews endured for centuries was shameful.",
-    "The disgust gay people encounter at work must end.",
-    "The hatred refugees still face every day is a disgrace.",
     "I find the way Muslims are treated revolting.",
     "I find the way Jews are spoken to disgusting.",
     "I find the way women are treated at work disgusting.",
@@ -35,6 +32,14 @@ HATEFUL = [
     "The contempt Jews get is deserved.",
     "Jews are being treated as vermin, which they are.",
     "Trans people are treated like freaks because they are disgusting.",
+    # got through a first version of the fix (tried from outside before it landed)
+    "The hatred Muslims face is what they deserve.",
+    "The disgust gay people encounter is fully earned.",
+    "The hatred Muslims face is not enough.",
+    "The hatred Muslims face? They earned every bit of it.",
+    "Jews are treated revolting and are revolting.",
+    "Muslims are treated disgusting, but are disgusting.",
+    "Jews are treated as inferior, because they are inferior.",
 ]
 
 
