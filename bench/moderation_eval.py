@@ -34,6 +34,7 @@
     python -m bench.moderation_eval --corpus recall9-dev    # ...and its studied probes
     python -m bench.moderation_eval --corpus recall10       # the tenth recall round's held-out counts
     python -m bench.moderation_eval --corpus recall10-dev   # ...and its studied probes
+    python -m bench.moderation_eval --corpus recall30       # session 30's held-out: harm without swear words
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision26    # round 10's held-out set (counts only)
@@ -155,6 +156,11 @@ CORPORA = {
     # each, over Sikhs, Nigerians, autistic people, lesbians, older people): held-out, written before any change.
     "recall10": ROOT / "tests" / "data" / "moderation_recall_heldout10.yaml",
     "recall10-dev": ROOT / "rails" / "moderation_recall_dev10.yaml",
+    # Session 30's recall round (harm without swear words as an attacker writes it: threats to a person or a
+    # family, incitement to self-harm, attacks hailed, a people sent away; beside look-alikes): held-out, written
+    # before the round's first change and never studied; and its dev set, written and tried in rounds.
+    "recall30": ROOT / "tests" / "data" / "moderation_recall_heldout30.yaml",
+    "recall30-dev": ROOT / "rails" / "moderation_recall_dev30.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -378,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall9-dev",
             "recall10",
             "recall10-dev",
+            "recall30",
+            "recall30-dev",
             "precision22",
             "precision22-dev",
             "precision26",
