@@ -158,9 +158,14 @@ LEGITIMATE = [
     "Interracial marriage was legalised across the US in 1967.",
     "Fat people face discrimination in hiring, studies show.",
     "My daughter never came home late without calling.",
-    # blocked on 6779384: "back" was read as a slip of "black", and a warning as a threat
+    # blocked on 6779384: "back", "ate" and "naive" were read as slips of "black", "hate" and "native", and a
+    # warning as a threat
     "Put the chicken back in the oven for five minutes.",
     "Put it back in the oven.",
+    "We ate Mexican food last night.",
+    "I ate Chinese food.",
+    "I ate women's portions at the buffet.",
+    "Naive people should be kept away from scams.",
     "If you skip the warm-up, you'll end up in the hospital with a torn muscle.",
     # look-alikes of the second round's shapes
     "In the mafia film, snitches end up in the river, and the detective has to stop it.",

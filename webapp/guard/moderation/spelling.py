@@ -264,9 +264,9 @@ _SPACED_PHRASES = frozenset(
 )
 # Dictionary words that a dropped space makes out of a statement's own words: read apart by the rules only.
 _GLUED_DICTIONARY_WORDS = {"area": "are a"}
-# Words too common in everyday prose to be read as a slip of a group's name: "Put the chicken back in the oven"
-# read as "... black in the oven" was a threat to the rules, and a recipe answer was stopped.
-_EVERYDAY_WORDS = frozenset({"back", "backs", "lack", "lacks", "bind"})
+# Words too common in everyday prose to be read as a slip of a group's name or of "hate": "Put the chicken back
+# in the oven" read as "... black in the oven" was a threat to the rules, "We ate Mexican food" hate.
+_EVERYDAY_WORDS = frozenset({"back", "backs", "lack", "lacks", "bind", "ate", "naive"})
 # Short words a sentence cannot do without, which evaders run into the next or the last word.
 _FUNCTION_WORDS = frozenset(
     "a an the to for of at by in on as is are be am was were than then with from like until and or not no "
