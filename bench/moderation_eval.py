@@ -35,6 +35,7 @@
     python -m bench.moderation_eval --corpus recall10       # the tenth recall round's held-out counts
     python -m bench.moderation_eval --corpus recall10-dev   # ...and its studied probes
     python -m bench.moderation_eval --corpus recall30       # session 30's held-out: harm without swear words
+    python -m bench.moderation_eval --corpus recall31       # session 31's held-out: the classes recall30 left open
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision26    # round 10's held-out set (counts only)
@@ -161,6 +162,10 @@ CORPORA = {
     # before the round's first change and never studied; and its dev set, written and tried in rounds.
     "recall30": ROOT / "tests" / "data" / "moderation_recall_heldout30.yaml",
     "recall30-dev": ROOT / "rails" / "moderation_recall_dev30.yaml",
+    # Session 31's round, the same way, on the classes recall30's held-out set still found open (threats by
+    # consequence, harm to a person as instructions, a people caged or starved as policy, blackmail).
+    "recall31": ROOT / "tests" / "data" / "moderation_recall_heldout31.yaml",
+    "recall31-dev": ROOT / "rails" / "moderation_recall_dev31.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -386,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall10-dev",
             "recall30",
             "recall30-dev",
+            "recall31",
+            "recall31-dev",
             "precision22",
             "precision22-dev",
             "precision26",

@@ -94,3 +94,21 @@ def test_a_rule_does_not_judge_a_unit_its_unless_pattern_matches() -> None:
     assert (
         patterns.CategoryRule.from_mapping({"name": "r", "reason": "x", "patterns": ["die"]}).unless is None
     )
+
+
+def test_a_rule_set_tries_every_rule_that_can_pick_a_regex_and_few_others() -> None:
+    # each of ~120 rules asked in turn cost a third of the rules' time on ordinary prose; the set asks only
+    # the rules one of whose keys the text holds, and must never leave out one that would have run a regex
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG)
+    rule_set = patterns.RuleSet(config.categories)
+    harmful = ["jews are vermin and should all die", "testify and you'll be eating through a straw"]
+    texts = _streamed_answers(config) + harmful
+    tried = 0
+    for text in texts:
+        probe = Probe(text)
+        to_try = list(rule_set.to_try(text, probe))
+        runnable = [r for r in config.categories if r._runnable(True, probe)]
+        assert [r for r in to_try if r in runnable] == runnable  # none left out, order kept
+        tried += len(to_try)
+    assert tried < len(texts) * len(config.categories) / 4, tried / len(texts)
+    assert all(any(r.matches(t) for r in rule_set.to_try(t, Probe(t))) for t in harmful)

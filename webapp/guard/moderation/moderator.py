@@ -20,7 +20,7 @@ from webapp.guard.moderation.language import LanguageGate
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.literals import Probe, current_scanner
 from webapp.guard.moderation.memo import Memo, verdict_bytes, without_around
-from webapp.guard.moderation.patterns import CategoryRule, first_match
+from webapp.guard.moderation.patterns import RuleSet, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
 from webapp.guard.moderation.semantic import SemanticTier
 from webapp.guard.moderation.stance import StanceJudge
@@ -85,6 +85,8 @@ class Moderator:
         self._swear_words = (
             re.compile(expand(config.swear_words, config.lexicon)) if config.swear_words else None
         )
+        # each stage's rules indexed once by the words they need (patterns.RuleSet), not filtered per check
+        self._rule_sets: dict[str, RuleSet] = {}
         self._verdicts: Memo[tuple[str, Unit], ModerationFinding | None] = Memo(
             "verdicts", max_entries=VERDICT_CACHE_SIZE, max_bytes=VERDICT_CACHE_BYTES, size_of=verdict_bytes
         )
@@ -182,10 +184,10 @@ class Moderator:
             return None
         plain = normalise(text, self.config.substitutions)
         normal = self._speller(plain) if self._speller is not None else plain
-        rules = [r for r in self.config.categories if r.applies_to(stage)]
+        rules = self._rule_set(stage)
         probe = Probe(normal, scan=False)  # shared by the whole-text rules: a few, over the longest text
-        for rule in rules:
-            if rule.raw_text and rule.matches(normal, probe=probe):
+        for rule in rules.raw:
+            if rule.matches(normal, probe=probe):
                 return ModerationFinding(rule.name, rule.reason)
         units = self._said(self._context.endorsed(self._units(normal), self._group))
         for unit in units:
@@ -201,7 +203,7 @@ class Moderator:
         unread = self._read_back(text, stage, partial=partial) or self._unread(text, stage, partial=partial)
         if unread is not None:
             return unread
-        return self._semantic_check(self._settled(units, normal) if partial else units, rules)
+        return self._semantic_check(self._settled(units, normal) if partial else units)
 
     def _tuned_opinion(
         self, text: str, finding: ModerationFinding | None, *, partial: bool
@@ -271,7 +273,14 @@ class Moderator:
             said += [Unit(claim, claim, ()) for claim in claims]
         return said + self._context.implied_claims(units)
 
-    def _judge_unit(self, unit: Unit, stage: Stage, rules: list[CategoryRule]) -> ModerationFinding | None:
+    def _rule_set(self, stage: Stage) -> RuleSet:
+        rules = self._rule_sets.get(stage)
+        if rules is None:
+            rules = RuleSet(tuple(r for r in self.config.categories if r.applies_to(stage)))
+            self._rule_sets[stage] = rules  # built twice at worst by racing threads: the same, and harmless
+        return rules
+
+    def _judge_unit(self, unit: Unit, stage: Stage, rules: RuleSet) -> ModerationFinding | None:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and
         again, and only its growing last sentence is new (the sentences around a unit count only where
         counter-speech may read them)."""
@@ -355,7 +364,7 @@ class Moderator:
         normal = normalise(text, self.config.substitutions, one_as=one_as)
         return self._speller(normal) if self._speller is not None else normal
 
-    def _semantic_check(self, units: list[Unit], rules: list[CategoryRule]) -> ModerationFinding | None:
+    def _semantic_check(self, units: list[Unit]) -> ModerationFinding | None:
         if self._semantic is None or not units:
             return None
         try:
