@@ -18,7 +18,7 @@ from webapp.guard.moderation.embedder import EmbeddingNeeded, Encoder, shared_en
 from webapp.guard.moderation.findings import ModerationFinding
 from webapp.guard.moderation.language import LanguageGate
 from webapp.guard.moderation.lexicon import expand
-from webapp.guard.moderation.literals import Probe, current_scanner
+from webapp.guard.moderation.literals import current_scanner
 from webapp.guard.moderation.memo import Memo, verdict_bytes, without_around
 from webapp.guard.moderation.patterns import RuleSet, first_match
 from webapp.guard.moderation.profanity import ProfanityPolicy, ProfanityScorer, load_profanity_scorer
@@ -85,8 +85,7 @@ class Moderator:
         self._swear_words = (
             re.compile(expand(config.swear_words, config.lexicon)) if config.swear_words else None
         )
-        # each stage's rules indexed once by the words they need (patterns.RuleSet), not filtered per check
-        self._rule_sets: dict[str, RuleSet] = {}
+        self._rule_sets = {stage: RuleSet.of(config.categories, stage) for stage in ("input", "output")}
         self._verdicts: Memo[tuple[str, Unit], ModerationFinding | None] = Memo(
             "verdicts", max_entries=VERDICT_CACHE_SIZE, max_bytes=VERDICT_CACHE_BYTES, size_of=verdict_bytes
         )
@@ -184,11 +183,10 @@ class Moderator:
             return None
         plain = normalise(text, self.config.substitutions)
         normal = self._speller(plain) if self._speller is not None else plain
-        rules = self._rule_set(stage)
-        probe = Probe(normal, scan=False)  # shared by the whole-text rules: a few, over the longest text
-        for rule in rules.raw:
-            if rule.matches(normal, probe=probe):
-                return ModerationFinding(rule.name, rule.reason)
+        rules = self._rule_sets[stage]
+        whole = rules.whole_text_match(normal)
+        if whole is not None:
+            return ModerationFinding(whole.name, whole.reason)
         units = self._said(self._context.endorsed(self._units(normal), self._group))
         for unit in units:
             finding = self._judge_unit(unit, stage, rules)
@@ -272,13 +270,6 @@ class Moderator:
             claims += self._context.reported_claims(unit)
             said += [Unit(claim, claim, ()) for claim in claims]
         return said + self._context.implied_claims(units)
-
-    def _rule_set(self, stage: Stage) -> RuleSet:
-        rules = self._rule_sets.get(stage)
-        if rules is None:
-            rules = RuleSet(tuple(r for r in self.config.categories if r.applies_to(stage)))
-            self._rule_sets[stage] = rules  # built twice at worst by racing threads: the same, and harmless
-        return rules
 
     def _judge_unit(self, unit: Unit, stage: Stage, rules: RuleSet) -> ModerationFinding | None:
         """Rules and profanity over one unit, remembered: a streamed answer shows each sentence again and

@@ -174,6 +174,17 @@ class RuleSet:
         object.__setattr__(self, "_always", tuple(i for i, r in enumerate(self.rules) if r._always))
         object.__setattr__(self, "_top", max((r._top for r in self.rules), default=-1))
 
+    @classmethod
+    def of(cls, rules: Sequence[CategoryRule], stage: Stage) -> RuleSet:
+        """The rules that apply to ``stage``, indexed once (a moderator keeps one per stage)."""
+        return cls(tuple(r for r in rules if r.applies_to(stage)))
+
+    def whole_text_match(self, text: str) -> CategoryRule | None:
+        """The first rule run on the whole text (``whole_text``) that matches it: a few rules over the longest
+        text, so their literals are asked one set at a time rather than all scanned for."""
+        probe = Probe(text, scan=False)
+        return next((rule for rule in self.raw if rule.matches(text, probe=probe)), None)
+
     def to_try(self, text: str, probe: Probe) -> Sequence[CategoryRule]:
         """The rules that may match ``text``, in order (all of them where the literals were not scanned)."""
         if not is_lower_ascii(text):
