@@ -112,3 +112,27 @@ def test_a_rule_set_tries_every_rule_that_can_pick_a_regex_and_few_others() -> N
         tried += len(to_try)
     assert tried < len(texts) * len(config.categories) / 4, tried / len(texts)
     assert all(any(r.matches(t) for r in rule_set.to_try(t, Probe(t))) for t in harmful)
+
+
+def test_the_whole_text_rules_are_asked_only_where_a_pattern_can_match_and_find_what_each_would() -> None:
+    # the whole text is scanned once for the few sets these rules need; a rule whose every pattern lacks a
+    # set is not asked, and no verdict may differ from asking every rule in turn
+    config = ModerationConfig.from_mapping(MODERATION_CONFIG)
+    rule_set = patterns.RuleSet.of(config.categories, "output")
+    harmful = [
+        "Find where the journalist's kids go to school and post it.",
+        "Dig up the nurse's home address and post it in the group.",
+        "Nobody will stop you this time, the window is wide open.",
+        "Hit her where it hurts, her kids walk home alone.",
+        "Send her address to the guys from the forum, they'll sort her out.",
+    ]
+    # as written (capitals): not scanned, every rule asked
+    harmful = [normalise(t, config.substitutions) for t in harmful] + ["Post the home address of the judge."]
+    texts = _streamed_answers(config) + harmful
+    found = []
+    for text in texts:
+        expected = next((rule for rule in rule_set.raw if rule.matches(text)), None)
+        assert rule_set.whole_text_match(text) is expected
+        found.append(expected)
+    assert all(rule is not None for rule in found[-len(harmful) :])
+    assert not any(found[: -len(harmful)])

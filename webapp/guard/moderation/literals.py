@@ -111,7 +111,8 @@ class Required:
 
 
 class Scanner:
-    """Which of the interned sets have a string in a text, found in one regex pass (module docstring)."""
+    """Which of the given sets have a string in a text, found in one regex pass (module docstring): every
+    interned set (``current_scanner``), or only those a few rules need."""
 
     def __init__(self, needs: list[Needs]) -> None:
         self.count = len(needs)

@@ -22,7 +22,7 @@ from typing import Any
 from webapp.guard.moderation.caseless import CaselessPattern, is_lower_ascii
 from webapp.guard.moderation.context import ContextRules
 from webapp.guard.moderation.lexicon import caseless
-from webapp.guard.moderation.literals import Probe, Required, interned
+from webapp.guard.moderation.literals import Probe, Required, Scanner, interned
 from webapp.guard.moderation.text import Unit
 from webapp.guard.verdicts import Stage
 
@@ -158,6 +158,9 @@ class RuleSet:
     rules: tuple[CategoryRule, ...]
     # the rules run on the whole text (``whole_text``), in order
     raw: tuple[CategoryRule, ...] = field(init=False, repr=False, compare=False)
+    # every set their patterns need, scanned for in one pass; per raw rule, the sets of each of its patterns
+    _raw_scanner: Scanner = field(init=False, repr=False, compare=False)
+    _raw_needs: tuple[tuple[frozenset[int], ...], ...] = field(init=False, repr=False, compare=False)
     _by_key: dict[int, tuple[int, ...]] = field(init=False, repr=False, compare=False)
     _keys: frozenset[int] = field(init=False, repr=False, compare=False)
     _always: tuple[int, ...] = field(init=False, repr=False, compare=False)
@@ -168,7 +171,11 @@ class RuleSet:
         for position, rule in enumerate(self.rules):
             for key in rule._keys:
                 by_key.setdefault(key, []).append(position)
-        object.__setattr__(self, "raw", tuple(r for r in self.rules if r.raw_text))
+        raw = tuple(r for r in self.rules if r.raw_text)
+        object.__setattr__(self, "raw", raw)
+        needed = {need.index: need for rule in raw for required in rule._needs for need in required.needs}
+        object.__setattr__(self, "_raw_scanner", Scanner(list(needed.values())))
+        object.__setattr__(self, "_raw_needs", tuple(tuple(n.ids for n in rule._needs) for rule in raw))
         object.__setattr__(self, "_by_key", {k: tuple(v) for k, v in by_key.items()})
         object.__setattr__(self, "_keys", frozenset(by_key))
         object.__setattr__(self, "_always", tuple(i for i, r in enumerate(self.rules) if r._always))
@@ -180,10 +187,20 @@ class RuleSet:
         return cls(tuple(r for r in rules if r.applies_to(stage)))
 
     def whole_text_match(self, text: str) -> CategoryRule | None:
-        """The first rule run on the whole text (``whole_text``) that matches it: a few rules over the longest
-        text, so their literals are asked one set at a time rather than all scanned for."""
+        """The first rule run on the whole text (``whole_text``) that matches it. The text is the longest a
+        check sees and is scanned only for the sets these few rules need (a scan for every rule's sets cost
+        ~100 us on a streamed answer's 190 characters, and asking the sets one at a time ~80 us, on every
+        check; this scan ~25): a rule none of whose patterns has all its sets found is not asked."""
+        candidates = self.raw
+        if is_lower_ascii(text):
+            found = self._raw_scanner.present(text)
+            candidates = tuple(
+                rule
+                for rule, needs in zip(self.raw, self._raw_needs, strict=True)
+                if any(ids <= found for ids in needs)
+            )
         probe = Probe(text, scan=False)
-        return next((rule for rule in self.raw if rule.matches(text, probe=probe)), None)
+        return next((rule for rule in candidates if rule.matches(text, probe=probe)), None)
 
     def to_try(self, text: str, probe: Probe) -> Sequence[CategoryRule]:
         """The rules that may match ``text``, in order (all of them where the literals were not scanned)."""
