@@ -57,6 +57,11 @@ _BARE_NO = re.compile(
     r"|who says(?: so)?|according to whom|by whose standards?)\W*$"
 )
 # ...the doubts among them, which the speaker may answer next ("Since when? Since always.")
+# A question of a few words between a sentence and the comment on it ("Is it true?", "Why?", "Source?"); one
+# that approves ("Why not?") is the comment itself
+_ASIDE = re.compile(
+    r"^(?!\W*(?:(?:and|so|but)\W+)?(?:why not|so what|who cares|what of it)\b)\W*(?:[\w'-]+\W+){0,3}[\w'-]+\s*\?+\W*$"
+)
 _BARE_DOUBT = re.compile(r"^\W*(?:since when|says who|who says(?: so)?|according to whom)\W*$")
 # ...and regret in the speaker's answer to one ("Since always, sadly.")
 _REGRET = re.compile(r"\b(?:sadly|unfortunately|regrettably|alas|worse luck|more'?s the pity|pity)\b", re.I)
@@ -323,7 +328,10 @@ class ContextRules:
         claims: list[str] = []
         for i, unit in enumerate(units):
             if unit.within is None:
-                after = next((u for u in units[i + 1 :] if u.within is None), None)
+                # a short question in between ("X were gassed. Really? Good.") is no answer to the report
+                after = next(
+                    (u for u in units[i + 1 :] if u.within is None and not _ASIDE.match(u.plain)), None
+                )
                 claims += [claim for sequel in self.sequels for claim in sequel.claims(unit, after)]
             if unit.within is None and self.outdoing.search(unit.text):
                 for earlier in units[: i + 1]:

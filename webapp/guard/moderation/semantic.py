@@ -346,13 +346,24 @@ class SemanticTier:
         please."), so the benign unit is judged as before, alone and together with it."""
         kept: list[Unit] = []
         for i, unit in enumerate(units):
-            after = next((u for u in units[i + 1 :] if u.within is None), None)
             if not self._is_benign(unit):
                 kept.append(unit)
-            elif after is not None and self._reads_on(after) and not self._mourns(after):
+            elif (after := self._comment_after(units[i + 1 :])) is not None:
                 joined = f"{unit.plain} {after.plain}"
                 kept += [unit, Unit(joined, joined, (), endorsed=unit.endorsed)]
         return kept
+
+    def _comment_after(self, later: Sequence[Unit]) -> Unit | None:
+        """The short comment after a benign unit, unless it only mourns or asks about it ("Terrible.", "Is that
+        true?": what follows a question answers it, "Why? Profit."; an approval after one, "Is it true? Good.",
+        is a sequel's, context.py). A comment benign of its own ("Ask your pharmacist first.") is passed over
+        for the one after it."""
+        for unit in (u for u in later if u.within is None):
+            if not self._reads_on(unit) or self._mourns(unit):
+                return None
+            if not self._is_benign(unit):
+                return unit
+        return None
 
     def _reads_on(self, unit: Unit) -> bool:
         """A sentence too short to stand alone that names no group: a comment on the one before."""
@@ -360,7 +371,7 @@ class SemanticTier:
         return not grouped and len(unit.plain.split()) <= _COMMENT_WORDS
 
     def _mourns(self, unit: Unit) -> bool:
-        """A comment that only mourns or condemns ("Terrible.", "Never again."): the report stays benign."""
+        """A comment that only mourns, condemns or asks ("Terrible.", "Never again.", "Is that true?")."""
         return _is_whole(self._mourning, unit)
 
     def _is_benign(self, unit: Unit) -> bool:
