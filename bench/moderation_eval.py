@@ -36,6 +36,7 @@
     python -m bench.moderation_eval --corpus recall10-dev   # ...and its studied probes
     python -m bench.moderation_eval --corpus recall30       # session 30's held-out: harm without swear words
     python -m bench.moderation_eval --corpus recall31       # session 31's held-out: the classes recall30 left open
+    python -m bench.moderation_eval --corpus recall32       # session 32's held-out: the classes recall31 left open
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision26    # round 10's held-out set (counts only)
@@ -166,6 +167,8 @@ CORPORA = {
     # consequence, harm to a person as instructions, a people caged or starved as policy, blackmail).
     "recall31": ROOT / "tests" / "data" / "moderation_recall_heldout31.yaml",
     "recall31-dev": ROOT / "rails" / "moderation_recall_dev31.yaml",
+    "recall32": ROOT / "tests" / "data" / "moderation_recall_heldout32.yaml",
+    "recall32-dev": ROOT / "rails" / "moderation_recall_dev32.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -393,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall30-dev",
             "recall31",
             "recall31-dev",
+            "recall32",
+            "recall32-dev",
             "precision22",
             "precision22-dev",
             "precision26",
