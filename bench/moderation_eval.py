@@ -37,6 +37,7 @@
     python -m bench.moderation_eval --corpus recall30       # session 30's held-out: harm without swear words
     python -m bench.moderation_eval --corpus recall31       # session 31's held-out: the classes recall30 left open
     python -m bench.moderation_eval --corpus recall32       # session 32's held-out: the classes recall31 left open
+    python -m bench.moderation_eval --corpus precision32    # session 32's held-out: counter-speech in everyday frames
     python -m bench.moderation_eval --corpus precision22    # round 22's held-out set (counts only)
     python -m bench.moderation_eval --corpus precision22-dev # ...and its studied probes
     python -m bench.moderation_eval --corpus precision26    # round 10's held-out set (counts only)
@@ -169,6 +170,8 @@ CORPORA = {
     "recall31-dev": ROOT / "rails" / "moderation_recall_dev31.yaml",
     "recall32": ROOT / "tests" / "data" / "moderation_recall_heldout32.yaml",
     "recall32-dev": ROOT / "rails" / "moderation_recall_dev32.yaml",
+    "precision32": ROOT / "tests" / "data" / "moderation_precision_heldout32.yaml",
+    "precision32-dev": ROOT / "rails" / "moderation_precision_dev32.yaml",
     # Round 22 (pre22): counter-speech quoting hate, negated hate, reclaimed self-reference, counter-speech naming
     # hate, each beside hateful twins in the same frames; held-out written and measured once before the round.
     "precision22": ROOT / "tests" / "data" / "moderation_precision_heldout22.yaml",
@@ -398,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall31-dev",
             "recall32",
             "recall32-dev",
+            "precision32",
+            "precision32-dev",
             "precision22",
             "precision22-dev",
             "precision26",
