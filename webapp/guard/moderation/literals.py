@@ -111,8 +111,7 @@ class Required:
 
 
 class Scanner:
-    """Which of the given sets have a string in a text, found in one regex pass (module docstring): every
-    interned set (``current_scanner``), or only those a few rules need."""
+    """Which of the given sets (all interned, or a few rules') have a string in a text, in one regex pass."""
 
     def __init__(self, needs: list[Needs]) -> None:
         self.count = len(needs)

@@ -43,6 +43,7 @@ from webapp.guard.moderation.gates import literal_gates
 from webapp.guard.moderation.groupswap import GroupSwap
 from webapp.guard.moderation.lexicon import expand
 from webapp.guard.moderation.memo import Memo, text_bytes
+from webapp.guard.moderation.readon import ReadOn
 from webapp.guard.moderation.semanticconfig import SemanticConfig
 from webapp.guard.moderation.studied import studied_harmful, studied_legitimate
 from webapp.guard.moderation.text import Unit
@@ -54,9 +55,6 @@ log = logging.getLogger(__name__)
 ALLOWED = "allowed"
 SCORE_CACHE_SIZE = 8192  # texts whose score is remembered (least recently used out first)
 SCORE_CACHE_BYTES = 8 << 20  # and at most this much of them (an estimate, see memo.py)
-_COMMENT_WORDS = 6  # a sentence this short after a benign one may be a comment on it ("More please.")
-# Leading conjunctions and trailing punctuation around a unit, not part of its shape.
-_BENIGN_EDGES = re.compile(r"^\W*(?:(?:and|but|so|yes|yeah|well|after all|of course)\W+)*|[\s.!?,;:'\")]+$")
 
 
 def load_examples(path: Path, templates: Path | None = None) -> tuple[list[str], list[str]]:
@@ -216,8 +214,7 @@ class SemanticTier:
         self._anchors = dict(anchors or {})
         self._swearing = swearing
         self._negated_harm = negated_harm
-        self._benign = benign
-        self._mourning = mourning
+        self._read_on = ReadOn(benign, mourning, group)  # the benign shapes it does not read (readon.py)
         self._groupre = group
         self._inert = inert
         self._swap = swap
@@ -295,7 +292,7 @@ class SemanticTier:
         """The harmful category of the first unit this tier blocks, or None."""
         # A clause split off its sentence is for the rules: alone, "they make the world more fun" resolved
         # to "gay people make ..." is the bare "X are/do ..." statement this classifier over-reads.
-        candidates = [u for u in self._with_benign_read_on(units) if self._judges(u)]
+        candidates = [u for u in self._read_on.units(units) if self._judges(u)]
         if not candidates:
             return None
         classifier = self.wait_ready(timeout_s)
@@ -340,48 +337,6 @@ class SemanticTier:
             return (unit.text,)
         return (unit.plain, unit.text)
 
-    def _with_benign_read_on(self, units: Sequence[Unit]) -> list[Unit]:
-        """The units without the benign ones, unless a short sentence of no group of its own follows: it
-        may say what the first one meant ("X are here to stay. Like a tumour.", "X were deported. More
-        please."), so the benign unit is judged as before, alone and together with it."""
-        kept: list[Unit] = []
-        for i, unit in enumerate(units):
-            if not self._is_benign(unit):
-                kept.append(unit)
-            elif (after := self._comment_after(units[i + 1 :])) is not None:
-                joined = f"{unit.plain} {after.plain}"
-                kept += [unit, Unit(joined, joined, (), endorsed=unit.endorsed)]
-        return kept
-
-    def _comment_after(self, later: Sequence[Unit]) -> Unit | None:
-        """The short comment after a benign unit, unless it only mourns or asks about it ("Terrible.", "Is that
-        true?": what follows a question answers it, "Why? Profit."; an approval after one, "Is it true? Good.",
-        is a sequel's, context.py). A comment benign of its own ("Ask your pharmacist first.") is passed over
-        for the one after it."""
-        for unit in (u for u in later if u.within is None):
-            if not self._reads_on(unit) or self._mourns(unit):
-                return None
-            if not self._is_benign(unit):
-                return unit
-        return None
-
-    def _reads_on(self, unit: Unit) -> bool:
-        """A sentence too short to stand alone that names no group: a comment on the one before."""
-        grouped = self._groupre is not None and bool(self._groupre.search(unit.plain))
-        return not grouped and len(unit.plain.split()) <= _COMMENT_WORDS
-
-    def _mourns(self, unit: Unit) -> bool:
-        """A comment that only mourns, condemns or asks ("Terrible.", "Never again.", "Is that true?")."""
-        return _is_whole(self._mourning, unit)
-
-    def _is_benign(self, unit: Unit) -> bool:
-        """A unit that is nothing but a shape of ordinary text this classifier over-reads (the whole unit:
-        one more word, "X are here to stay, like a plague", and it is judged again); a clause with its "they"
-        resolved is read both ways ("..., they are human beings" is "X are human beings")."""
-        return _is_whole(self._benign, unit) or (
-            unit.within is not None and _is_whole(self._benign, Unit(unit.text, unit.text, ()))
-        )
-
     def _may_deny(self, text: str) -> bool:
         """Whether the unit's negation may deny harm: it stands over a harm word, or the unit opens by
         denying what follows ("It's not true that ...")."""
@@ -403,8 +358,3 @@ class SemanticTier:
         # "kill the cron job": the kill is a process's, no anchor of harm
         named = self._inert.sub(" ", text) if self._inert is not None else text
         return bool(anchor.search(named))
-
-
-def _is_whole(pattern: re.Pattern[str] | None, unit: Unit) -> bool:
-    """Whether ``pattern`` matches the whole unit, its leading "and"/"but" and closing punctuation aside."""
-    return pattern is not None and bool(pattern.fullmatch(_BENIGN_EDGES.sub("", unit.plain)))
