@@ -57,14 +57,14 @@ _BARE_NO = re.compile(
     r"|who says(?: so)?|according to whom|by whose standards?)\W*$"
 )
 # ...the doubts among them, which the speaker may answer next ("Since when? Since always.")
+_BARE_DOUBT = re.compile(r"^\W*(?:since when|says who|who says(?: so)?|according to whom)\W*$")
+# ...and regret in the speaker's answer to one ("Since always, sadly.")
+_REGRET = re.compile(r"\b(?:sadly|unfortunately|regrettably|alas|worse luck|more'?s the pity|pity)\b", re.I)
 # A question of a few words between a sentence and the comment on it ("Is it true?", "Why?", "Source?"); one
 # that approves ("Why not?") is the comment itself
 _ASIDE = re.compile(
     r"^(?!\W*(?:(?:and|so|but)\W+)?(?:why not|so what|who cares|what of it)\b)\W*(?:[\w'-]+\W+){0,3}[\w'-]+\s*\?+\W*$"
 )
-_BARE_DOUBT = re.compile(r"^\W*(?:since when|says who|who says(?: so)?|according to whom)\W*$")
-# ...and regret in the speaker's answer to one ("Since always, sadly.")
-_REGRET = re.compile(r"\b(?:sadly|unfortunately|regrettably|alas|worse luck|more'?s the pity|pity)\b", re.I)
 # "Are x y?" and a yes for an answer: the sentence's last word ("Of course not... just kidding, obviously yes.")
 _GROUP_QUESTION = r"^\W*(?:are|aren't)\s+(?:all\s+|the\s+|most\s+)?({group})\s+([^?]{2,60}?)\s*\?\W*$"
 _YES = re.compile(r"\b(?:yes|yeah|yep|yup|absolutely|definitely|obviously|of course|certainly|totally)\W*$")
