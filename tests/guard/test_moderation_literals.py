@@ -80,8 +80,7 @@ def test_a_skipped_rule_could_not_have_matched_any_corpus_text() -> None:
 
 
 def test_one_scan_finds_every_set_a_text_holds_overlaps_and_prefixes_included() -> None:
-    """The trie finds the longest literal at each position; the shorter ones starting there and the ones
-    starting inside it count too."""
+    """Every literal the text holds counts: overlapping ones, prefixes of a longer one and ones inside it."""
     sets = [frozenset(s) for s in ({"ab"}, {"abcd"}, {"bc", "zz"}, {"c"}, {"cd"}, {"x"})]
     scanner = Scanner([Needs(s, i) for i, s in enumerate(sets)])
     assert scanner.present("abce") == {0, 2, 3}
