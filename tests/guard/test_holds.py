@@ -1,6 +1,6 @@
 import pytest
 
-from webapp.guard.holds import Fence, escape_openings, mask_code, unfinished_start, word_end
+from webapp.guard.holds import Fence, code_lines, escape_openings, mask_code, unfinished_start, word_end
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,16 @@ def test_word_end_and_escape():
     assert word_end("partial") == 0
     text = "a <b ![x `<c` \\[d [e"
     assert escape_openings(text, mask_code(text, Fence()), 2, len(text) - 2) == "a &lt;b !\\[x `<c` \\[d [e"
+
+
+def test_code_lines_marks_fences_and_what_they_hold_even_left_open():
+    text = "Run:\n```bash\nps aux | grep x\n```\nThen:\n~~~\nkill 1"
+    assert code_lines(text) == [
+        ("Run:", False),
+        ("```bash", True),
+        ("ps aux | grep x", True),
+        ("```", True),
+        ("Then:", False),
+        ("~~~", True),
+        ("kill 1", True),
+    ]

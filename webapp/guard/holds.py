@@ -43,6 +43,18 @@ class Fence:
         return Fence(marker)
 
 
+def code_lines(text: str) -> list[tuple[str, bool]]:
+    """Each line of ``text`` and whether it is code: a fence line or a line inside a fenced block (one the text
+    leaves open too: a streamed answer's code block is code before its closing fence arrives)."""
+    marked = []
+    marker = ""
+    for line in text.split("\n"):
+        following = _next_fence(marker, line)
+        marked.append((line, bool(marker or following)))
+        marker = following
+    return marked
+
+
 def _next_fence(marker: str, line: str) -> str:
     if not marker:
         match = _FENCE_OPEN.match(line)

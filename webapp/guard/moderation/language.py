@@ -30,12 +30,20 @@ from webapp.guard.moderation.scripts import UNSPACED_SCRIPTS as _UNSPACED_SCRIPT
 from webapp.guard.moderation.scripts import accented_letter as _accented_letter
 from webapp.guard.moderation.scripts import script_of as _script_of
 from webapp.guard.moderation.scripts import scripts as _scripts
-from webapp.guard.moderation.surface import as_shown
+from webapp.guard.moderation.surface import as_shown, visible
 from webapp.guard.moderation.text import sentences
 from webapp.guard.moderation.unknownwords import OPENS as _OPENS
 from webapp.guard.moderation.unknownwords import PARTICLES as _PARTICLES
 from webapp.guard.moderation.unknownwords import WORD as _WORD
-from webapp.guard.moderation.unknownwords import KnowsWords, Thresholds, UnknownWords, plain_words, prose_of
+from webapp.guard.moderation.unknownwords import (
+    KnowsWords,
+    Thresholds,
+    UnknownWords,
+    fences_as_spans,
+    plain_words,
+    prose_of,
+    words_of,
+)
 from webapp.guard.moderation.unknownwords import unaccented as _unaccented
 from webapp.guard.yamlfile import load_yaml, word_list
 
@@ -198,12 +206,12 @@ class LanguageGate:
         return recent
 
     def _units_of(self, text: str, *, partial: bool) -> list[str]:
-        written = _visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
+        written = visible(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
         if partial:
             written = _CUT_WORD.sub("", written)
         if written.isascii() and _WORD.search(written) is None:
             return []
-        return sentences(written)
+        return sentences(fences_as_spans(written))
 
     def _language(self, unit: str) -> _Reading:
         found, reading = self._units.get(unit)
@@ -222,21 +230,22 @@ class LanguageGate:
         """(the unit's language if it is not English, whether the unit was too short to tell alone, its
         reading if it is English written upside down or back to front). Scripts are told from the letters as
         written; Latin-script words as the moderator reads them (accents dropped, look-alike letters read as
-        Latin), so a Cyrillic "о" inside "tоus" cannot hide the French. Links, code and addresses are no words
-        of any language."""
+        Latin), so a Cyrillic "о" inside "tоus" cannot hide the French. Links and addresses are no words; code
+        is read for another language's words, but no word of it counts as unknown."""
         unit = prose_of(written)
-        if not unit.isascii():
-            scripted = self._script(unit)
+        spoken = words_of(written)
+        if not spoken.isascii():
+            scripted = self._script(spoken)
             if scripted is not None:
                 return _Reading(*scripted)
         # a curly quote or a dash is no accent: only letters English does not write mark another language
-        accented = not unit.isascii() and any(_accented_letter(c) for c in unit)
+        accented = not spoken.isascii() and any(_accented_letter(c) for c in spoken)
         shown = as_shown(unit)
         if self.frames.is_placeholder(shown):
             return _Reading(None, False)
-        language, short = self._latin(shown, accented=accented)
-        if language is None and not unit.isascii():
-            language = self._accented(unit)
+        language, short = self._latin(as_shown(spoken) if spoken is not written else shown, accented=accented)
+        if language is None and not spoken.isascii():
+            language = self._accented(spoken)
         if language is not None:
             return _Reading(language, short)
         # the clause after a greeting read alone: with it, "hola" and "amigo" outweigh "los judíos son ratas"
@@ -380,13 +389,6 @@ class LanguageGate:
             for w in words
         )
         return Language("", "") if accented >= self.limits.accented_share * len(words) else None
-
-
-def _visible(text: str) -> str:
-    """The text without format characters (zero-width spaces and joiners cannot split a word in two)."""
-    if text.isascii():
-        return text
-    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 def _with_particles(words: list[_Word]) -> list[_Word]:

@@ -30,6 +30,7 @@ from webapp.guard.verdicts import Stage
 # honestly all X should die", "Said no one ever: X are ..."): the excuse covers the clause that condemns,
 # not the one that follows.
 _NEXT_CLAUSE = re.compile(r",?\s+(?:and|so|because|plus|while)\s+|[,;:]\s+")
+_GROUP_DETERMINER = re.compile(r"(?:other|many|some|most|all|the|their|fellow)\s+")
 _NEW_SUBJECT = re.compile(
     r"[,;:]\s*(?:and\s+|but\s+|so\s+)?(?=(?:they|them|these|those|he|she|it|we|you|all of them)\b)"
 )
@@ -230,12 +231,20 @@ def _rule_after_frame(rules: RuleSet, text: str, context: ContextRules) -> Categ
     still points at X), but only a match that reaches into it counts."""
     for boundary in _NEXT_CLAUSE.finditer(text):
         rest = text[boundary.end() :]
+        if boundary.group(0).strip() == "and" and _joins_groups(rest, context):
+            continue  # "X and other Y": one noun phrase, no clause of its own
         # ...unless it goes on condemning ("Racist jokes about X are not funny, they are cruel").
         if not context.frames.search(rest) and not context.condemnation.search(rest):
             hit = _rule_for(rules, text, context, after=boundary.end())
             if hit is not None:
                 return hit
     return None
+
+
+def _joins_groups(rest: str, context: ContextRules) -> bool:
+    """Whether what follows an "and" starts with a group's name ("... that X and other Y don't belong")."""
+    start = _GROUP_DETERMINER.match(rest)
+    return context.group_named.for_text(rest).match(rest, start.end() if start else 0) is not None
 
 
 def _rule_for(rules: RuleSet, text: str, context: ContextRules, *, after: int = 0) -> CategoryRule | None:

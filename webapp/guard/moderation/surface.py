@@ -111,6 +111,13 @@ def as_shown(text: str) -> str:
     return _HSPACE.sub(" ", text)
 
 
+def visible(text: str) -> str:
+    """The text without format characters (zero-width spaces and joiners cannot split a word in two)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
 def without_struck(text: str) -> str | None:
     """The text without its struck-through passages, or None if it has none."""
     if "~~" not in text and "<" not in text:

@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple, Protocol
 
+from webapp.guard.holds import code_lines
 from webapp.guard.moderation.spelling import has_ending_of
 
 # A word, with an elided article or pronoun kept as its own word ("c'est" is "c'" and "est").
@@ -184,5 +185,24 @@ def prose_of(written: str) -> str:
     return _NOT_PROSE.sub(" ", written)
 
 
+def words_of(written: str) -> str:
+    """The unit with its links and addresses blanked out and its code spans as their text: code is no
+    language's words as a whole (``ps aux | grep``), but a sentence of another language put in a code span
+    is still that language's."""
+    if not any(sign in written for sign in _NOT_PROSE_SIGNS):
+        return written
+    return _NOT_PROSE.sub(lambda m: m.group(0).strip("`") if m.group(0).startswith("`") else " ", written)
+
+
 def unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def fences_as_spans(text: str) -> str:
+    """A fenced code block's lines each read as a code span (``ps aux | grep x`` is no unknown language)."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    return "\n".join(
+        f"`{line.replace('`', chr(39))}`" if code and line.strip() else line
+        for line, code in code_lines(text)
+    )
