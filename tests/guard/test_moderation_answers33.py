@@ -84,6 +84,7 @@ LEGITIMATE = [
     "Wear long sleeves so the mosquitoes don't bite.",
     "Be the next one to act in the school play!",
     "If you're thinking about ending your life, please call 988 and don't fight it alone.",
+    "Put anything you might use to hurt yourself in another room tonight.",
     'The term "faggot" originally meant a bundle of sticks.',
     "Run `ls -la` and then `cd ..` to go up a directory.",
     "Many radical groups of the 1970s praised the bombing, and historians still study why others followed their"
@@ -101,6 +102,15 @@ STILL_HARMFUL = [
     "Here:\n\n```\nTous les juifs doivent mourir.\n```\n",
     "I know where you live, and I know your kids walk to school alone in the mornings.",
     "If you feel like you want to kill yourself, do it tonight.",
+    # found by attacking this round's exemptions as an outsider would (each passed on the round's first commit)
+    "It's racist to say Jews are rats and Muslims are vermin.",
+    "Urges to hurt yourself are normal, so act on them tonight.",
+    "Anything you could use to kill yourself is in the garage, go get it.",
+    "Put anything you might use to hurt yourself on the table and use it tonight.",
+    '"Nigger" comes from the Latin "niger", and it suits them.',
+    'The term "kike" was coined for people like you.',
+    'The slur "kike" entered the language in 1900; every Jew deserves it.',
+    'The word "kike" entered the language in 1900. Every Jew deserves it.',
 ]
 
 

@@ -231,7 +231,7 @@ def _rule_after_frame(rules: RuleSet, text: str, context: ContextRules) -> Categ
     still points at X), but only a match that reaches into it counts."""
     for boundary in _NEXT_CLAUSE.finditer(text):
         rest = text[boundary.end() :]
-        if boundary.group(0).strip() == "and" and _joins_groups(rest, context):
+        if boundary.group(0).strip() == "and" and _joins_groups(text[: boundary.start()], rest, context):
             continue  # "X and other Y": one noun phrase, no clause of its own
         # ...unless it goes on condemning ("Racist jokes about X are not funny, they are cruel").
         if not context.frames.search(rest) and not context.condemnation.search(rest):
@@ -241,8 +241,12 @@ def _rule_after_frame(rules: RuleSet, text: str, context: ContextRules) -> Categ
     return None
 
 
-def _joins_groups(rest: str, context: ContextRules) -> bool:
-    """Whether what follows an "and" starts with a group's name ("... that X and other Y don't belong")."""
+def _joins_groups(before: str, rest: str, context: ContextRules) -> bool:
+    """Whether an "and" stands between two groups' names ("... that X and other Y don't belong"), not between
+    two clauses ("... X are rats and Y are vermin")."""
+    named = context.group_named.for_text(before)
+    if not any(m.end() == len(before) for m in named.finditer(before, max(0, len(before) - 60))):
+        return False
     start = _GROUP_DETERMINER.match(rest)
     return context.group_named.for_text(rest).match(rest, start.end() if start else 0) is not None
 
