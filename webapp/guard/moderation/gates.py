@@ -18,7 +18,6 @@ from webapp.guard.moderation.literals import (
     Strings,
     _selectivity,
     _sre,
-    _trie,
     parsed,
     tree_sets,
 )
@@ -74,3 +73,22 @@ def _boundaries_marked(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]] | 
             arg = inner
         out.append((op, arg))
     return out
+
+
+def _trie(literals: list[str]) -> str:
+    """A regex matching each of the sorted ``literals``, the longest one first where several match."""
+    branches = []
+    i = 0
+    while i < len(literals):
+        head = literals[i][0]
+        j = i
+        while j < len(literals) and literals[j][0] == head:
+            j += 1
+        rest = [literal[1:] for literal in literals[i:j]]
+        tails = [r for r in rest if r]
+        inner = _trie(tails) if tails else ""
+        if inner and "" in rest:
+            inner = f"(?:{inner})?"  # greedy: the longer literal is tried first, this one if it fails
+        branches.append(re.escape(head) + inner)
+        i = j
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"

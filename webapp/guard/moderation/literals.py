@@ -139,25 +139,6 @@ class Scanner:
         return frozenset().union(*[sets[n] for n in {n for _, n in self._automaton.iter(text)}])
 
 
-def _trie(literals: list[str]) -> str:
-    """A regex matching each of the sorted ``literals``, the longest one first where several match."""
-    branches = []
-    i = 0
-    while i < len(literals):
-        head = literals[i][0]
-        j = i
-        while j < len(literals) and literals[j][0] == head:
-            j += 1
-        rest = [literal[1:] for literal in literals[i:j]]
-        tails = [r for r in rest if r]
-        inner = _trie(tails) if tails else ""
-        if inner and "" in rest:
-            inner = f"(?:{inner})?"  # greedy: the longer literal is tried first, this one if it fails
-        branches.append(re.escape(head) + inner)
-        i = j
-    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-
 class Probe:
     """One text's answers to "does it hold one of these strings?": every interned set asked at once (one
     scan, for a text many patterns are tried on), or ``scan=False`` each set when first asked (for a text
