@@ -145,6 +145,12 @@ class _Stream:
         start = next((s for s in self.sentence_starts if s >= floor), self.sentence_start)
         return self.released[min(start, self.sentence_start) :]
 
+    def fence_opener(self, context: str) -> str:
+        """The open fenced block's marker line when ``context`` (a suffix of the released text) starts inside
+        the block: moderation then reads its lines as code, as a renderer shows them (``ps aux | grep x``)."""
+        inside = self.fence.marker and len(self.released) - len(context) > self.fence_start
+        return self.fence.marker + "\n" if inside else ""
+
     def release(self, piece: str, consumed: int) -> None:
         before = len(self.released)
         self.released += piece
@@ -365,7 +371,7 @@ class OutputFilter:
         context = (
             stream.released if final else stream.recent_context() if embeds else stream.sentence_context()
         )
-        text = context + piece
+        text = stream.fence_opener(context) + context + piece
         if not _WORD.search(text):
             return None
         outcome = await self._offload(moderate, text) if embeds and self._offload else moderate(text)

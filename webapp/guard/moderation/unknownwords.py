@@ -34,6 +34,7 @@ _NOT_PROSE = re.compile(r"`[^`\n]*`|\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\
 # What each of those holds: a unit without any is prose through and through (its "\S+@" is tried at every
 # character otherwise).
 _NOT_PROSE_SIGNS = ("`", "://", "www.", "@")
+_CODE_SIGNS = re.compile(r"[-/|=$<>{}()\[\];:_#*\\@~+%&^]")  # what no sentence of prose needs
 # Lower-case words a name may hold before its capital ("de Gaulle", "van Gogh", "la France").
 PARTICLES = frozenset(
     "de del della di da du des le la les van von der den ten ter el al bin ibn dos das do".split()
@@ -186,12 +187,17 @@ def prose_of(written: str) -> str:
 
 
 def words_of(written: str) -> str:
-    """The unit with its links and addresses blanked out and its code spans as their text: code is no
-    language's words as a whole (``ps aux | grep``), but a sentence of another language put in a code span
-    is still that language's."""
+    """The unit with its links and addresses blanked out, and its code spans too unless one reads as a sentence
+    (words and sentence punctuation only): code is no language's words (``du -sh /var/log``: Swedish "du" and
+    "var"), but a sentence of another language put in a code span is still that language's."""
     if not any(sign in written for sign in _NOT_PROSE_SIGNS):
         return written
-    return _NOT_PROSE.sub(lambda m: m.group(0).strip("`") if m.group(0).startswith("`") else " ", written)
+    return _NOT_PROSE.sub(_as_sentence, written)
+
+
+def _as_sentence(found: re.Match[str]) -> str:
+    code = found.group(0).strip("`")
+    return code if found.group(0).startswith("`") and not _CODE_SIGNS.search(code) else " "
 
 
 def unaccented(word: str) -> str:
