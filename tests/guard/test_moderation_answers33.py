@@ -95,6 +95,8 @@ LEGITIMATE = [
     "Our new shop opens at 3 King Street on Monday; let's all go round and support them!",
     "If you don't lock the door, you won't feel safe in that house again.",
     "It would be a shame if you didn't come back to visit us next summer.",
+    "It would be a shame if you never came home for Christmas.",
+    "It would be a shame if you didn't make it home in time for the party.",
     "Wouldn't it be a shame if your shop burned down without insurance?",
     "You shouldn't assume your home is safe from flooding.",
     "It's easy to forget how easy it would be for your phone to get stolen on a crowded train.",
